@@ -1,0 +1,42 @@
+// Recent warnings and errors, kept per instance for `memory_inspect` and sent to the host's log.
+import { GUARD } from "./constants.js"
+import type { Host, LogLevel } from "./host.js"
+
+export interface Diagnostic {
+  time: number
+  level: LogLevel
+  /** What raised it: a hook name, "startup", "read-path", ... */
+  source: string
+  message: string
+}
+
+export class Diagnostics {
+  private readonly entries: Diagnostic[] = []
+
+  constructor(
+    private readonly host: Host,
+    private readonly now: () => number = Date.now,
+    private readonly limit: number = GUARD.MAX_DIAGNOSTICS,
+  ) {}
+
+  report(level: LogLevel, source: string, message: string, extra?: Record<string, unknown>): void {
+    if (level !== "debug") {
+      this.entries.push({ time: this.now(), level, source, message })
+      if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit)
+    }
+    // Fire and forget: a log call must never hold up the caller, and its failure has nowhere to go.
+    this.host.log(level, `${source}: ${message}`, extra).catch(() => undefined)
+  }
+
+  error(source: string, error: unknown): void {
+    this.report("error", source, errorMessage(error), { stack: error instanceof Error ? error.stack : undefined })
+  }
+
+  recent(): readonly Diagnostic[] {
+    return this.entries
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

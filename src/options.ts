@@ -1,0 +1,163 @@
+// Plugin options: one schema, Codex's names, defaults and clamps. Bad input never throws:
+// each problem becomes a warning (kept for `memory_inspect`) and the default is used instead.
+import { z, type Infer } from "./util/zod.js"
+
+/** Integer options and their Codex clamps, as [default, min, max]. */
+const INTEGER_OPTIONS = {
+  max_raw_memories_for_consolidation: [256, 1, 4096],
+  max_unused_days: [30, 0, 365],
+  max_rollout_age_days: [10, 0, 90],
+  max_rollouts_per_startup: [2, 1, 128],
+  min_rollout_idle_hours: [6, 1, 48],
+} as const
+
+type IntegerOption = keyof typeof INTEGER_OPTIONS
+
+const modelId = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"')
+
+const schema = z
+  .strictObject({
+    generate_memories: z.boolean(),
+    use_memories: z.boolean(),
+    dedicated_tools: z.boolean(),
+    disable_on_external_context: z.boolean(),
+    extract_model: modelId,
+    consolidation_model: modelId,
+    max_raw_memories_for_consolidation: z.number(),
+    max_unused_days: z.number(),
+    max_rollout_age_days: z.number(),
+    max_rollouts_per_startup: z.number(),
+    min_rollout_idle_hours: z.number(),
+    codex_interop: z.strictObject({
+      import: z.boolean().optional(),
+      export: z.boolean().optional(),
+      codex_home: z.string().min(1).optional(),
+    }),
+    version: z.enum(["v1", "v2"]),
+    dual_write: z.boolean(),
+    home: z.string().min(1),
+  })
+  .partial()
+
+type RawOptions = Infer<typeof schema>
+
+export interface MemoryOptions {
+  generate_memories: boolean
+  use_memories: boolean
+  dedicated_tools: boolean
+  disable_on_external_context: boolean
+  extract_model: string | undefined
+  consolidation_model: string | undefined
+  max_raw_memories_for_consolidation: number
+  max_unused_days: number
+  max_rollout_age_days: number
+  max_rollouts_per_startup: number
+  min_rollout_idle_hours: number
+  codex_interop: { import: boolean; export: boolean; codex_home: string | undefined }
+  version: "v1" | "v2"
+  dual_write: boolean
+  home: string | undefined
+}
+
+export interface ParsedOptions {
+  options: MemoryOptions
+  warnings: string[]
+}
+
+export const DEFAULT_OPTIONS: MemoryOptions = Object.freeze({
+  generate_memories: true,
+  use_memories: true,
+  // Codex defaults to false; here the tools are the reliable way in, since OpenCode has no
+  // read-only shell grant for the memory folder.
+  dedicated_tools: true,
+  disable_on_external_context: false,
+  extract_model: undefined,
+  consolidation_model: undefined,
+  max_raw_memories_for_consolidation: INTEGER_OPTIONS.max_raw_memories_for_consolidation[0],
+  max_unused_days: INTEGER_OPTIONS.max_unused_days[0],
+  max_rollout_age_days: INTEGER_OPTIONS.max_rollout_age_days[0],
+  max_rollouts_per_startup: INTEGER_OPTIONS.max_rollouts_per_startup[0],
+  min_rollout_idle_hours: INTEGER_OPTIONS.min_rollout_idle_hours[0],
+  codex_interop: Object.freeze({ import: false, export: false, codex_home: undefined }),
+  version: "v1",
+  dual_write: false,
+  home: undefined,
+})
+
+export function parseOptions(input: unknown): ParsedOptions {
+  const warnings: string[] = []
+  const raw = validOptions(input, warnings)
+  const options: MemoryOptions = {
+    ...DEFAULT_OPTIONS,
+    ...definedOnly(raw),
+    codex_interop: {
+      import: raw.codex_interop?.import ?? false,
+      export: raw.codex_interop?.export ?? false,
+      codex_home: raw.codex_interop?.codex_home,
+    },
+  }
+  for (const key of Object.keys(INTEGER_OPTIONS) as IntegerOption[]) {
+    options[key] = clampInteger(key, raw[key], warnings)
+  }
+  return { options, warnings }
+}
+
+/** Validates the whole object, then drops each key that failed and validates the rest again. */
+function validOptions(input: unknown, warnings: string[]): RawOptions {
+  if (input === undefined || input === null) return {}
+  if (typeof input !== "object" || Array.isArray(input)) {
+    warnings.push(`plugin options must be an object; got ${describe(input)}, using defaults`)
+    return {}
+  }
+  let candidate: Record<string, unknown> = { ...(input as Record<string, unknown>) }
+  // Each round removes every key that failed, so a few rounds always reach a valid object.
+  for (let round = 0; round < 8; round++) {
+    const result = schema.safeParse(candidate)
+    if (result.success) return result.data
+    for (const issue of result.error.issues) {
+      const at = issue.path.map(String)
+      if (issue.code === "unrecognized_keys") {
+        for (const key of issue.keys) {
+          warnings.push(`unknown option "${[...at, key].join(".")}" ignored`)
+          candidate = withoutPath(candidate, [...at, key])
+        }
+        continue
+      }
+      if (at.length === 0) return {}
+      warnings.push(`option "${at.join(".")}": ${issue.message}; using the default`)
+      candidate = withoutPath(candidate, at)
+    }
+  }
+  return {}
+}
+
+/** A copy of `value` without the entry at `path`; objects on the way are copied, not mutated. */
+function withoutPath(value: Record<string, unknown>, path: string[]): Record<string, unknown> {
+  const [head, ...rest] = path
+  if (head === undefined) return value
+  const copy = { ...value }
+  const child = copy[head]
+  if (rest.length === 0 || typeof child !== "object" || child === null) delete copy[head]
+  else copy[head] = withoutPath(child as Record<string, unknown>, rest)
+  return copy
+}
+
+function clampInteger(key: IntegerOption, value: number | undefined, warnings: string[]): number {
+  const [fallback, min, max] = INTEGER_OPTIONS[key]
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value)) {
+    warnings.push(`option "${key}" must be a finite number; using the default ${fallback}`)
+    return fallback
+  }
+  const clamped = Math.min(max, Math.max(min, Math.floor(value)))
+  if (clamped !== value) warnings.push(`option "${key}" = ${value} adjusted to ${clamped} (allowed: whole numbers ${min} to ${max})`)
+  return clamped
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+function describe(value: unknown): string {
+  return Array.isArray(value) ? "an array" : typeof value
+}

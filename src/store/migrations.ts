@@ -1,0 +1,58 @@
+// Numbered schema migrations for memory.db. Append only: a shipped migration is never edited.
+// Times are Unix milliseconds throughout.
+
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    name: "sessions, extraction outputs and jobs",
+    sql: `
+      -- Per-session memory mode, set by memory_mode or by external-context pollution.
+      CREATE TABLE session_meta (
+        session_id  TEXT PRIMARY KEY,
+        memory_mode TEXT NOT NULL DEFAULT 'enabled' CHECK (memory_mode IN ('enabled', 'disabled', 'polluted')),
+        updated_at  INTEGER NOT NULL
+      );
+
+      -- One phase-1 result per session (Codex: stage1_outputs).
+      CREATE TABLE stage1_outputs (
+        session_id        TEXT PRIMARY KEY,
+        source_updated_at INTEGER NOT NULL,
+        raw_memory        TEXT NOT NULL,
+        rollout_summary   TEXT NOT NULL,
+        rollout_slug      TEXT,
+        cwd               TEXT,
+        generated_at      INTEGER NOT NULL,
+        usage_count       INTEGER NOT NULL DEFAULT 0,
+        last_usage        INTEGER,
+        selected_for_phase2 INTEGER NOT NULL DEFAULT 0,
+        selected_for_phase2_source_updated_at INTEGER
+      );
+      CREATE INDEX stage1_outputs_by_recency ON stage1_outputs (source_updated_at DESC, session_id DESC);
+
+      -- Leased jobs: one row per session for phase 1, one global row for phase 2 (Codex: jobs).
+      CREATE TABLE jobs (
+        kind            TEXT NOT NULL,
+        job_key         TEXT NOT NULL,
+        status          TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+        worker_id       TEXT,
+        ownership_token TEXT,
+        started_at      INTEGER,
+        finished_at     INTEGER,
+        lease_until     INTEGER,
+        retry_at        INTEGER,
+        retry_remaining INTEGER NOT NULL,
+        last_error      TEXT,
+        input_watermark INTEGER,
+        last_success_watermark INTEGER,
+        PRIMARY KEY (kind, job_key)
+      );
+      CREATE INDEX jobs_by_state ON jobs (kind, status, retry_at, lease_until);
+    `,
+  },
+])
