@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest"
+import { DEFAULT_OPTIONS, parseOptions } from "../src/options.js"
+
+describe("parseOptions", () => {
+  it("gives Codex's defaults when nothing is set", () => {
+    const { options, warnings } = parseOptions(undefined)
+    expect(warnings).toEqual([])
+    expect(options).toEqual(DEFAULT_OPTIONS)
+    expect(options).toMatchObject({
+      generate_memories: true,
+      use_memories: true,
+      dedicated_tools: true,
+      disable_on_external_context: false,
+      max_raw_memories_for_consolidation: 256,
+      max_unused_days: 30,
+      max_rollout_age_days: 10,
+      max_rollouts_per_startup: 2,
+      min_rollout_idle_hours: 6,
+      version: "v1",
+      dual_write: false,
+    })
+  })
+
+  it("accepts every documented option", () => {
+    const input = {
+      generate_memories: false,
+      use_memories: false,
+      dedicated_tools: false,
+      disable_on_external_context: true,
+      extract_model: "openai/gpt-5-mini",
+      consolidation_model: "anthropic/claude-sonnet-4",
+      max_raw_memories_for_consolidation: 100,
+      max_unused_days: 0,
+      max_rollout_age_days: 90,
+      max_rollouts_per_startup: 128,
+      min_rollout_idle_hours: 1,
+      codex_interop: { import: true, export: false, codex_home: "/somewhere/.codex" },
+      version: "v2",
+      dual_write: true,
+      home: "/data/memory",
+    }
+    const { options, warnings } = parseOptions(input)
+    expect(warnings).toEqual([])
+    expect(options).toEqual(input)
+  })
+
+  it("clamps and floors numbers to Codex's ranges, with a warning each", () => {
+    const { options, warnings } = parseOptions({
+      max_raw_memories_for_consolidation: 10_000,
+      max_unused_days: -4,
+      max_rollout_age_days: 12.9,
+      max_rollouts_per_startup: 0,
+      min_rollout_idle_hours: 49,
+    })
+    expect(options.max_raw_memories_for_consolidation).toBe(4096)
+    expect(options.max_unused_days).toBe(0)
+    expect(options.max_rollout_age_days).toBe(12)
+    expect(options.max_rollouts_per_startup).toBe(1)
+    expect(options.min_rollout_idle_hours).toBe(48)
+    expect(warnings).toHaveLength(5)
+    expect(warnings[0]).toContain("max_raw_memories_for_consolidation")
+  })
+
+  it("turns wrong types into warnings and keeps the valid rest", () => {
+    const { options, warnings } = parseOptions({
+      use_memories: "no",
+      max_unused_days: "7",
+      extract_model: "no-slash",
+      version: "v3",
+      min_rollout_idle_hours: 12,
+    })
+    expect(options.use_memories).toBe(true)
+    expect(options.max_unused_days).toBe(30)
+    expect(options.extract_model).toBeUndefined()
+    expect(options.version).toBe("v1")
+    expect(options.min_rollout_idle_hours).toBe(12)
+    expect(warnings).toHaveLength(4)
+    for (const key of ["use_memories", "max_unused_days", "extract_model", "version"]) {
+      expect(warnings.some((w) => w.includes(`"${key}"`))).toBe(true)
+    }
+  })
+
+  it("warns about unknown keys, nested ones included, without losing valid siblings", () => {
+    const { options, warnings } = parseOptions({
+      min_rate_limit_remaining_percent: 25,
+      codex_interop: { import: true, exprot: true },
+    })
+    expect(options.codex_interop).toEqual({ import: true, export: false, codex_home: undefined })
+    expect([...warnings].sort()).toEqual(['unknown option "codex_interop.exprot" ignored', 'unknown option "min_rate_limit_remaining_percent" ignored'])
+  })
+
+  it("never throws on values that are not objects", () => {
+    for (const input of [42, "home", [1, 2], true]) {
+      const { options, warnings } = parseOptions(input)
+      expect(options).toEqual(DEFAULT_OPTIONS)
+      expect(warnings).toHaveLength(1)
+    }
+    expect(parseOptions(null).warnings).toEqual([])
+  })
+
+  it("rejects non-finite numbers", () => {
+    const { options, warnings } = parseOptions({ max_unused_days: Number.NaN, max_rollout_age_days: Number.POSITIVE_INFINITY })
+    expect(options.max_unused_days).toBe(30)
+    expect(options.max_rollout_age_days).toBe(10)
+    expect(warnings).toHaveLength(2)
+  })
+})
