@@ -1,0 +1,354 @@
+// A fake OpenAI-compatible chat-completions server for end-to-end tests.
+//
+// The real OpenCode binary talks to it through the bundled `@ai-sdk/openai-compatible` provider, so
+// tests can see exactly what OpenCode sends to a model (system messages, tools, history) and decide
+// what the "model" answers, without any network access.
+//
+// Routes: POST /v1/chat/completions (SSE when `stream: true`, JSON otherwise), GET /v1/models.
+import http from "node:http"
+import type { AddressInfo } from "node:net"
+
+/** A tool call the fake model makes. `arguments` may be an object or an already-encoded JSON string. */
+export interface FakeToolCall {
+  name: string
+  arguments?: unknown
+  id?: string
+}
+
+/** Which kind of LLM call a request is; see `classify`. */
+export type RequestKind = "title" | "structured" | "agent"
+
+/**
+ * A reply queued with `FakeLlm.script`. Exactly one of `text`, `toolCalls`, `structured` or an error
+ * (`status` / `error`) is normally set; `text` may accompany `toolCalls`.
+ */
+export interface FakeReply {
+  text?: string
+  toolCalls?: FakeToolCall[]
+  /** Arguments for a `StructuredOutput` tool call. Such a reply is only used by structured requests. */
+  structured?: Record<string, unknown>
+  /** Only use this reply for a request whose last user text contains this substring. */
+  match?: string
+  /**
+   * Only use this reply for this kind of request. Defaults to "structured" for `structured` replies and
+   * "agent" otherwise, so a title request running in parallel never steals a reply meant for the agent.
+   */
+  kind?: RequestKind
+  /** Answer with this HTTP status. 400 is the default for errors: OpenCode retries 5xx/429 with long backoff. */
+  status?: number
+  /** Error message; setting it alone makes the reply an HTTP 400. */
+  error?: string
+  /** Pause this long between streamed chunks (or before a JSON answer), e.g. to test aborts. */
+  delayMs?: number
+}
+
+/** Called for structured requests when no `structured` reply is queued; return undefined to fall through. */
+export type StructuredHandler = (request: ChatRequest) => Record<string, unknown> | undefined
+
+/** One chat-completions request as received, plus what the fake answered. */
+export interface LoggedRequest {
+  kind: RequestKind
+  body: ChatRequest
+  /** The reply that was sent (a scripted one or a default one). */
+  reply: FakeReply
+  receivedAt: number
+}
+
+/** The parts of an OpenAI chat request this fake looks at. Everything else is kept as-is in the log. */
+export interface ChatMessage {
+  role: string
+  content?: unknown
+  tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }>
+  tool_call_id?: string
+  [key: string]: unknown
+}
+
+export interface ChatRequest {
+  model?: string
+  stream?: boolean
+  messages?: ChatMessage[]
+  tools?: Array<{ type?: string; function?: { name?: string; [key: string]: unknown } }>
+  [key: string]: unknown
+}
+
+const TITLE_SYSTEM_MARKER = "You are a title generator"
+const STRUCTURED_TOOL = "StructuredOutput"
+
+// ---------------------------------------------------------------------------------------------
+// Helpers for reading requests (exported: tests use them on logged requests too)
+
+/** Text of a message's `content`, which is a string or an array of parts (`{type:"text", text}`). */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return ""
+  return content
+    .map((part: unknown) => {
+      if (typeof part === "string") return part
+      if (part !== null && typeof part === "object" && "text" in part && typeof part.text === "string") return part.text
+      return ""
+    })
+    .join("")
+}
+
+/** The text of each system message of a request, in order. */
+export function systemTexts(request: ChatRequest): string[] {
+  return (request.messages ?? []).filter((m) => m.role === "system").map((m) => contentText(m.content))
+}
+
+/** The text of the last user message, or "" when there is none. */
+export function lastUserText(request: ChatRequest): string {
+  const users = (request.messages ?? []).filter((m) => m.role === "user")
+  const last = users[users.length - 1]
+  return last ? contentText(last.content) : ""
+}
+
+/** Names of the tools a request offers to the model. */
+export function toolNames(request: ChatRequest): string[] {
+  return (request.tools ?? []).map((t) => t.function?.name ?? "").filter((n) => n !== "")
+}
+
+/** Title requests are recognised by OpenCode's title prompt; structured ones by the StructuredOutput tool. */
+export function classify(request: ChatRequest): RequestKind {
+  if (systemTexts(request).some((s) => s.includes(TITLE_SYSTEM_MARKER))) return "title"
+  if (toolNames(request).includes(STRUCTURED_TOOL)) return "structured"
+  return "agent"
+}
+
+function lastMessage(request: ChatRequest): ChatMessage | undefined {
+  const messages = request.messages ?? []
+  return messages[messages.length - 1]
+}
+
+/** True once the model has already called StructuredOutput in this conversation (avoid calling it forever). */
+function hasCalledStructuredOutput(request: ChatRequest): boolean {
+  return (request.messages ?? []).some((m) => (m.tool_calls ?? []).some((c) => c.function?.name === STRUCTURED_TOOL))
+}
+
+function replyKind(reply: FakeReply): RequestKind {
+  return reply.kind ?? (reply.structured ? "structured" : "agent")
+}
+
+function isError(reply: FakeReply): boolean {
+  return reply.status !== undefined || reply.error !== undefined
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+// ---------------------------------------------------------------------------------------------
+
+export class FakeLlm {
+  private readonly server: http.Server
+  private readonly port: number
+  private queue: FakeReply[] = []
+  private log: LoggedRequest[] = []
+  private counter = 0
+  private structuredHandler: StructuredHandler | undefined
+
+  private constructor(server: http.Server, port: number) {
+    this.server = server
+    this.port = port
+  }
+
+  /** Starts a server on 127.0.0.1 with a port chosen by the OS. */
+  static async start(): Promise<FakeLlm> {
+    const server = http.createServer()
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject)
+      server.listen(0, "127.0.0.1", () => resolve())
+    })
+    const fake = new FakeLlm(server, (server.address() as AddressInfo).port)
+    server.on("request", (req, res) => void fake.handle(req, res))
+    return fake
+  }
+
+  /** Base URL for an OpenAI-compatible provider (`.../v1`). */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/v1`
+  }
+
+  /** Every chat request received since start or the last `reset()`, oldest first. */
+  requests(): LoggedRequest[] {
+    return [...this.log]
+  }
+
+  /** Queues replies. Each request takes the first queued reply whose `kind` and `match` fit it. */
+  script(...replies: FakeReply[]): void {
+    this.queue.push(...replies)
+  }
+
+  /** Replies still waiting in the queue. */
+  pending(): FakeReply[] {
+    return [...this.queue]
+  }
+
+  /** Sets (or clears) the answer for structured requests that have no queued `structured` reply. */
+  setStructuredHandler(handler: StructuredHandler | undefined): void {
+    this.structuredHandler = handler
+  }
+
+  /** Forgets the request log, the queue, the structured handler and the reply counter. */
+  reset(): void {
+    this.queue = []
+    this.log = []
+    this.counter = 0
+    this.structuredHandler = undefined
+  }
+
+  async close(): Promise<void> {
+    // OpenCode keeps HTTP connections alive; drop them so close() does not wait for their timeout.
+    this.server.closeAllConnections()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      const path = (req.url ?? "").split("?")[0] ?? ""
+      const raw = await readBody(req)
+      if (req.method === "GET" && path === "/v1/models") return sendJson(res, 200, modelList())
+      if (req.method === "POST" && path === "/v1/chat/completions") {
+        const body: unknown = JSON.parse(raw)
+        if (body === null || typeof body !== "object" || Array.isArray(body)) throw new Error("request body is not a JSON object")
+        return await this.complete(body as ChatRequest, res)
+      }
+      sendJson(res, 404, errorBody(`fake-llm: no route ${req.method} ${path}`))
+    } catch (error) {
+      // 400 rather than 500: OpenCode would retry a 5xx for a minute before giving up.
+      if (!res.headersSent) sendJson(res, 400, errorBody(`fake-llm: ${String(error)}`))
+      else res.end()
+    }
+  }
+
+  private async complete(body: ChatRequest, res: http.ServerResponse): Promise<void> {
+    const kind = classify(body)
+    const reply = this.takeQueued(body, kind) ?? this.defaultReply(body, kind)
+    this.log.push({ kind, body, reply, receivedAt: Date.now() })
+
+    if (isError(reply)) {
+      if (reply.delayMs) await sleep(reply.delayMs)
+      return sendJson(res, reply.status ?? 400, errorBody(reply.error ?? "fake-llm: scripted error"))
+    }
+    const completion = toCompletion(reply, body.model ?? "fake-model", this.log.length)
+    if (body.stream) await streamCompletion(res, completion, reply.delayMs ?? 0)
+    else {
+      if (reply.delayMs) await sleep(reply.delayMs)
+      sendJson(res, 200, jsonCompletion(completion))
+    }
+  }
+
+  private takeQueued(body: ChatRequest, kind: RequestKind): FakeReply | undefined {
+    const userText = lastUserText(body)
+    const index = this.queue.findIndex(
+      (r) => replyKind(r) === kind && (r.match === undefined || userText.includes(r.match)),
+    )
+    if (index < 0) return undefined
+    return this.queue.splice(index, 1)[0]
+  }
+
+  private defaultReply(body: ChatRequest, kind: RequestKind): FakeReply {
+    // A structured request has to end with a StructuredOutput call, so the handler goes first.
+    if (kind === "structured" && this.structuredHandler && !hasCalledStructuredOutput(body)) {
+      const args = this.structuredHandler(body)
+      if (args) return { structured: args }
+    }
+    const last = lastMessage(body)
+    if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }
+    if (kind === "title") return { text: "Fake title" }
+    this.counter += 1
+    return { text: `FAKE-REPLY #${this.counter}` }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire format
+
+interface Completion {
+  id: string
+  created: number
+  model: string
+  text: string | null
+  toolCalls: Array<{ index: number; id: string; type: "function"; function: { name: string; arguments: string } }>
+}
+
+const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
+
+function toCompletion(reply: FakeReply, model: string, sequence: number): Completion {
+  const calls: FakeToolCall[] = reply.structured
+    ? [{ name: STRUCTURED_TOOL, arguments: reply.structured }]
+    : (reply.toolCalls ?? [])
+  const toolCalls = calls.map((call, index) => ({
+    index,
+    id: call.id ?? `call_fake_${sequence}_${index}`,
+    type: "function" as const,
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    },
+  }))
+  return {
+    id: `chatcmpl-fake-${sequence}`,
+    created: Math.floor(Date.now() / 1000),
+    model,
+    text: reply.text ?? (toolCalls.length > 0 ? null : ""),
+    toolCalls,
+  }
+}
+
+function finishReason(c: Completion): string {
+  return c.toolCalls.length > 0 ? "tool_calls" : "stop"
+}
+
+function jsonCompletion(c: Completion): unknown {
+  const message = { role: "assistant", content: c.text, ...(c.toolCalls.length > 0 ? { tool_calls: c.toolCalls } : {}) }
+  return {
+    id: c.id,
+    object: "chat.completion",
+    created: c.created,
+    model: c.model,
+    choices: [{ index: 0, message, finish_reason: finishReason(c) }],
+    usage: USAGE,
+  }
+}
+
+/** Streams the completion as SSE chunks: role, text in small pieces, tool calls, finish, usage, [DONE]. */
+async function streamCompletion(res: http.ServerResponse, c: Completion, delayMs: number): Promise<void> {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    res.write(`data: ${JSON.stringify({ id: c.id, object: "chat.completion.chunk", created: c.created, model: c.model, choices, ...extra })}\n\n`)
+  const delta = async (d: Record<string, unknown>, finish: string | null = null) => {
+    chunk([{ index: 0, delta: d, finish_reason: finish }])
+    if (delayMs > 0) await sleep(delayMs)
+  }
+
+  await delta({ role: "assistant", content: "" })
+  // Several small pieces, so OpenCode's streaming path (text deltas) is exercised like with a real model.
+  for (const piece of (c.text ?? "").match(/[\s\S]{1,16}/g) ?? []) await delta({ content: piece })
+  for (const call of c.toolCalls) await delta({ tool_calls: [call] })
+  await delta({}, finishReason(c))
+  chunk([], { usage: USAGE })
+  res.write("data: [DONE]\n\n")
+  res.end()
+}
+
+function modelList(): unknown {
+  return { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] }
+}
+
+function errorBody(message: string): unknown {
+  return { error: { message, type: "fake_error" } }
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" })
+  res.end(JSON.stringify(body))
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+}
