@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config"
 // The e2e files run one at a time: each starts OpenCode processes, and the machines here have two cores.
 export default defineConfig({
   test: {
+    reporters: ["default", "./test/summary-reporter.ts"],
     projects: [
       {
         test: {

@@ -1,0 +1,18 @@
+// `npm run bench`: every benchmark of the project, each printed with its ratio and its target.
+import { benchOpencodeRun } from "./bench/opencode-run.js"
+import { benchReadPath } from "./bench/read-path.js"
+import { report, type BenchResult } from "./bench/measure.js"
+
+const benches: Array<[string, () => Promise<BenchResult>]> = [
+  ["read-path", benchReadPath],
+  ["opencode-run", benchOpencodeRun],
+]
+
+const only = process.argv.slice(2)
+let ok = true
+for (const [name, run] of benches) {
+  if (only.length && !only.includes(name)) continue
+  ok = report(await run()) && ok
+}
+console.log(ok ? "\nall benchmark targets met" : "\nsome benchmark targets missed")
+process.exitCode = ok ? 0 : 1

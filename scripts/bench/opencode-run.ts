@@ -1,0 +1,52 @@
+// Wall time of a real `opencode run` for one prompt with the plugin, divided by the same without
+// it: real binary, scripted model, alternating pairs so machine noise hits both sides alike.
+import { FakeLlm } from "../../test/e2e/support/fake-llm.js"
+import { createSandbox, runOpencode, seedSummary, type Sandbox } from "../../test/e2e/support/opencode.js"
+import { median, type BenchResult } from "./measure.js"
+
+const PAIRS = 5
+
+export async function benchOpencodeRun(): Promise<BenchResult> {
+  const llm = await FakeLlm.start()
+  const sandboxes: Sandbox[] = []
+  try {
+    const withPlugin = await createSandbox({ llmUrl: llm.url })
+    const without = await createSandbox({ llmUrl: llm.url, plugins: [] })
+    sandboxes.push(withPlugin, without)
+    await seedSummary(withPlugin, `v1\n${"- a remembered fact about the user's projects\n".repeat(200)}`)
+    const run = async (sandbox: Sandbox) => {
+      const result = await runOpencode(sandbox, "say hello")
+      if (result.code !== 0) throw new Error(`opencode run failed (${result.code}): ${result.stderr.slice(-2000)}`)
+      return result.ms
+    }
+    // One warm-up each: the first start of a fresh sandbox creates OpenCode's database.
+    await run(withPlugin)
+    await run(without)
+    const on: number[] = []
+    const off: number[] = []
+    for (let pair = 0; pair < PAIRS; pair++) {
+      // Alternate which side goes first, so a slow moment does not always land on the same one.
+      if (pair % 2 === 0) {
+        on.push(await run(withPlugin))
+        off.push(await run(without))
+      } else {
+        off.push(await run(without))
+        on.push(await run(withPlugin))
+      }
+    }
+    const withMs = median(on)
+    const withoutMs = median(off)
+    return {
+      name: `opencode run, one prompt, ${PAIRS} alternating pairs (real binary, scripted model)`,
+      details: [
+        `with the plugin     median ${withMs.toFixed(0)} ms  [${on.map((ms) => ms.toFixed(0)).join(", ")}]`,
+        `without the plugin  median ${withoutMs.toFixed(0)} ms  [${off.map((ms) => ms.toFixed(0)).join(", ")}]`,
+      ],
+      ratio: withMs / withoutMs,
+      target: { max: 1.05, label: "at most 1.05x" },
+    }
+  } finally {
+    for (const sandbox of sandboxes) await sandbox.cleanup()
+    await llm.close()
+  }
+}
