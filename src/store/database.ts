@@ -21,10 +21,12 @@ export function openDatabase(file: string, options: OpenOptions = {}): OpenedDat
   try {
     // The busy timeout comes first, so every later statement waits for other processes' locks.
     db.exec(`PRAGMA busy_timeout = ${STORE.BUSY_TIMEOUT_MS}`)
-    db.prepare("PRAGMA journal_mode = WAL").get()
+    // Switching a fresh file to WAL needs an exclusive lock, and SQLite reports SQLITE_BUSY for it
+    // at once, without consulting the busy timeout, when another process is doing the same.
+    retryWhileBusy(() => db.prepare("PRAGMA journal_mode = WAL").get(), STORE.BUSY_TIMEOUT_MS)
     db.exec("PRAGMA synchronous = NORMAL")
     db.exec("PRAGMA foreign_keys = ON")
-    const migrated = migrate(db, options.migrations ?? MIGRATIONS)
+    const migrated = retryWhileBusy(() => migrate(db, options.migrations ?? MIGRATIONS), STORE.BUSY_TIMEOUT_MS)
     return { db, migrated }
   } catch (error) {
     db.close()
@@ -67,6 +69,29 @@ export function immediate<T>(db: SqlDatabase, fn: () => T): T {
     db.exec("ROLLBACK")
     throw error
   }
+}
+
+/** Runs `fn`, retrying for up to `budgetMs` while SQLite answers SQLITE_BUSY. */
+export function retryWhileBusy<T>(fn: () => T, budgetMs: number): T {
+  const deadline = Date.now() + budgetMs
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn()
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error
+      sleepSync(Math.min(100, 5 * 2 ** attempt))
+    }
+  }
+}
+
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code
+  return code === "SQLITE_BUSY" || /database is locked|SQLITE_BUSY/i.test(String((error as Error)?.message ?? ""))
+}
+
+/** Blocks the thread: the drivers are synchronous, and this only runs while opening the database. */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
 function assertOrdered(migrations: readonly Migration[]): void {
