@@ -1,11 +1,13 @@
 // `npm run bench`: every benchmark of the project, each printed with its ratio and its target.
 import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchReadPath } from "./bench/read-path.js"
+import { benchSearch } from "./bench/search.js"
 import { report, type BenchResult } from "./bench/measure.js"
 
 const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["read-path", benchReadPath],
   ["opencode-run", benchOpencodeRun],
+  ["search", benchSearch],
 ]
 
 const only = process.argv.slice(2)

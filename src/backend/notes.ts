@@ -1,0 +1,96 @@
+// Ad-hoc notes: what the user explicitly asked the model to remember or forget. Each note is a
+// new file, created exclusively, so no note ever overwrites another; consolidation folds them in.
+import fs from "node:fs"
+import path from "node:path"
+import { TOOLS } from "../constants.js"
+import { MemoryError } from "./errors.js"
+
+export interface NewNote {
+  title: string
+  note: string
+  /** The session that asked for the note, kept as provenance. */
+  sessionId?: string
+}
+
+export interface WrittenNote {
+  /** Relative to the memory root. */
+  path: string
+  redactions: Record<string, number>
+}
+
+export interface NoteDeps {
+  root: string
+  now: () => Date
+  redact: (text: string) => { text: string; counts: Record<string, number> }
+}
+
+export function addNote(deps: NoteDeps, input: NewNote): WrittenNote {
+  const title = input.title.trim()
+  const note = input.note.trim()
+  if (!title) throw new MemoryError("invalid_argument", "title is empty: give the note a short title")
+  if (!note) throw new MemoryError("invalid_argument", "note is empty: write what should be remembered or forgotten")
+  if (note.length > TOOLS.NOTE_MAX_CHARS) {
+    throw new MemoryError("invalid_argument", `note has ${note.length} characters; the limit is ${TOOLS.NOTE_MAX_CHARS}: shorten it or split it into several notes`)
+  }
+  const safeTitle = deps.redact(title)
+  const safeNote = deps.redact(note)
+  const directory = ensureDirectory(deps.root, TOOLS.NOTES_DIR)
+  const now = deps.now()
+  const stem = `${fileTimestamp(now)}-${slugify(title)}`
+  const body = renderNote(safeTitle.text, safeNote.text, now, input.sessionId)
+  for (let attempt = 1; attempt <= 100; attempt++) {
+    const name = attempt === 1 ? `${stem}.md` : `${stem}-${attempt}.md`
+    try {
+      // "wx": create, and fail if anything (a file, a symlink) is already there.
+      fs.writeFileSync(path.join(directory, name), body, { flag: "wx" })
+      return { path: `${TOOLS.NOTES_DIR}/${name}`, redactions: sumCounts(safeTitle.counts, safeNote.counts) }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new MemoryError("io", `could not write the note: ${(error as Error).message}`)
+    }
+  }
+  throw new MemoryError("exists", "too many notes with this title in the same second; try again")
+}
+
+/** `YYYY-MM-DDTHH-MM-SS` in UTC: sortable, and safe in file names on every OS. */
+export function fileTimestamp(date: Date): string {
+  return date.toISOString().slice(0, 19).replace(/:/g, "-")
+}
+
+export function slugify(title: string): string {
+  const slug = title
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, TOOLS.NOTE_SLUG_MAX)
+    .replace(/-+$/, "")
+  return slug || "note"
+}
+
+export function renderNote(title: string, note: string, now: Date, sessionId: string | undefined): string {
+  const source = sessionId ? ` in session ${sessionId}` : ""
+  return `# ${title.replace(/\s+/g, " ")}\n\nNoted ${now.toISOString()}${source}, at the user's request.\n\n${note}\n`
+}
+
+/** Creates each missing folder on the way; refuses a symlink or a file anywhere on it. */
+function ensureDirectory(root: string, relative: string): string {
+  let current = root
+  for (const part of ["", ...relative.split("/")]) {
+    current = part ? path.join(current, part) : current
+    const stat = fs.lstatSync(current, { throwIfNoEntry: false })
+    if (!stat) {
+      fs.mkdirSync(current)
+      continue
+    }
+    if (stat.isSymbolicLink()) throw new MemoryError("invalid_path", `${path.relative(root, current) || "the memory folder"} is a symlink; notes are not written through symlinks`)
+    if (!stat.isDirectory()) throw new MemoryError("invalid_path", `${path.relative(root, current)} is not a folder`)
+  }
+  return current
+}
+
+function sumCounts(...all: Record<string, number>[]): Record<string, number> {
+  const total: Record<string, number> = {}
+  for (const counts of all) for (const [key, value] of Object.entries(counts)) total[key] = (total[key] ?? 0) + value
+  return total
+}
