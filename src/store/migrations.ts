@@ -55,4 +55,24 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       CREATE INDEX jobs_by_state ON jobs (kind, status, retry_at, lease_until);
     `,
   },
+  {
+    version: 2,
+    name: "citation usage",
+    sql: `
+      -- Each cited assistant text part counts once, whichever hook saw it first, in any process.
+      CREATE TABLE citation_parts (
+        part_id     TEXT PRIMARY KEY,
+        session_id  TEXT,
+        recorded_at INTEGER NOT NULL
+      );
+
+      -- Which memory files (and line ranges) citations pointed at, for retention and inspection.
+      CREATE TABLE cited_files (
+        path        TEXT PRIMARY KEY,
+        usage_count INTEGER NOT NULL DEFAULT 0,
+        last_usage  INTEGER NOT NULL,
+        last_range  TEXT
+      );
+    `,
+  },
 ])

@@ -48,7 +48,7 @@ export const storageCases: StorageCase[] = [
       try {
         assert.deepEqual(migrated, { from: MIGRATIONS.length, to: MIGRATIONS.length })
         const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all<{ name: string }>()
-        assert.deepEqual(tables.map((t) => t.name), ["jobs", "session_meta", "stage1_outputs"])
+        assert.deepEqual(tables.map((t) => t.name), ["citation_parts", "cited_files", "jobs", "session_meta", "stage1_outputs"])
       } finally {
         db.close()
       }

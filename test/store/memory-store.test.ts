@@ -1,0 +1,95 @@
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { JOBS } from "../../src/constants.js"
+import { openDatabase } from "../../src/store/database.js"
+import { MemoryStore } from "../../src/store/memory-store.js"
+import type { SqlDatabase } from "../../src/store/sqlite.js"
+
+let file: string
+let clock: number
+const opened: SqlDatabase[] = []
+
+function connect(): MemoryStore {
+  const { db } = openDatabase(file)
+  opened.push(db)
+  return new MemoryStore(db, () => clock)
+}
+
+function seedOutput(store: MemoryStore, sessionId: string): void {
+  store.db
+    .prepare(
+      `INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, generated_at)
+       VALUES ($id, 1, 'raw', 'summary', 1)`,
+    )
+    .run({ id: sessionId })
+}
+
+const usage = (store: MemoryStore, id: string) =>
+  store.db.prepare("SELECT usage_count, last_usage FROM stage1_outputs WHERE session_id = $id").get<{ usage_count: number; last_usage: number | null }>({ id })
+
+beforeEach(() => {
+  file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-ms-")), "memory.db")
+  clock = 1_000_000
+})
+afterEach(() => {
+  for (const db of opened.splice(0)) db.close()
+})
+
+describe("MemoryStore", () => {
+  it("reads unknown sessions as enabled and keeps the mode it is given", () => {
+    const store = connect()
+    expect(store.mode("ses_new")).toBe("enabled")
+    expect(store.setMode("ses_new", "disabled")).toBe("enabled")
+    expect(store.setMode("ses_new", "polluted")).toBe("disabled")
+    expect(store.mode("ses_new")).toBe("polluted")
+  })
+
+  it("counts a cited part once, even when two connections record it", () => {
+    const a = connect()
+    const b = connect()
+    seedOutput(a, "ses_src")
+    clock = 2_000_000
+    expect(a.recordCitation("prt_1", "ses_user", ["ses_src", "ses_src"], [{ path: "MEMORY.md", start: 3, end: 5 }])).toBe(true)
+    expect(b.recordCitation("prt_1", "ses_user", ["ses_src"], [{ path: "MEMORY.md", start: 3, end: 5 }])).toBe(false)
+    expect(usage(a, "ses_src")).toEqual({ usage_count: 1, last_usage: 2_000_000 })
+    expect(b.recordCitation("prt_2", "ses_user", ["ses_src", "ses_unknown"], [])).toBe(true)
+    expect(usage(b, "ses_src")?.usage_count).toBe(2)
+    const cited = a.db.prepare("SELECT path, usage_count, last_range FROM cited_files").all()
+    expect(cited).toEqual([{ path: "MEMORY.md", usage_count: 1, last_range: "3-5" }])
+    // Usage is bookkeeping only: it queues no consolidation (an earlier port re-ran phase 2 after every citation).
+    expect(a.counts().jobs).toEqual([])
+  })
+
+  it("resets outputs, jobs and citations, keeps session modes, and starts the phase-2 cooldown", () => {
+    const store = connect()
+    seedOutput(store, "ses_a")
+    store.setMode("ses_b", "disabled")
+    store.recordCitation("prt_1", undefined, ["ses_a"], [{ path: "MEMORY.md", start: 1, end: 1 }])
+    store.db.prepare("INSERT INTO jobs (kind, job_key, status, retry_remaining) VALUES ('memory_stage1', 'ses_a', 'done', 3)").run()
+    clock = 5_000_000
+    expect(store.reset()).toEqual({ type: "reset", outputs: 1, jobs: 1 })
+    const counts = store.counts()
+    expect(counts.outputs).toBe(0)
+    expect(counts.citedParts).toBe(0)
+    expect(counts.citedFiles).toBe(0)
+    expect(store.mode("ses_b")).toBe("disabled")
+    expect(store.phase2Job()).toMatchObject({ status: "done", finished_at: 5_000_000 })
+    expect(counts.jobs).toEqual([{ kind: JOBS.PHASE2, status: "done", count: 1 }])
+  })
+
+  it("refuses to reset while another process holds a live consolidation lease", () => {
+    const mine = connect()
+    const theirs = connect()
+    seedOutput(mine, "ses_a")
+    theirs.db
+      .prepare("INSERT INTO jobs (kind, job_key, status, lease_until, retry_remaining) VALUES ($kind, $key, 'running', $until, 3)")
+      .run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, until: clock + 60_000 })
+    expect(mine.reset()).toEqual({ type: "refused_consolidation_running", leaseUntil: clock + 60_000 })
+    expect(mine.counts().outputs).toBe(1)
+    // Once the lease has run out, the reset goes through.
+    clock += 120_000
+    expect(mine.reset().type).toBe("reset")
+  })
+})
