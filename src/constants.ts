@@ -26,3 +26,22 @@ export const GUARD = Object.freeze({
   /** Diagnostics kept in memory for `memory_inspect`. */
   MAX_DIAGNOSTICS: 100,
 })
+
+export const JOBS = Object.freeze({
+  /** Codex job kinds: one row per session for phase 1, one global row for phase 2. */
+  STAGE1: "memory_stage1",
+  PHASE2: "memory_consolidate_global",
+  PHASE2_KEY: "global",
+  /** PHASE2_SUCCESS_COOLDOWN_SECONDS */
+  PHASE2_COOLDOWN_MS: 6 * 60 * 60 * 1000,
+  /** DEFAULT_RETRY_REMAINING */
+  RETRIES: 3,
+})
+
+/** Ad-hoc notes. The read, list and search limits sit with their code in src/backend/. */
+export const TOOLS = Object.freeze({
+  NOTE_MAX_CHARS: 4_000,
+  /** AD_HOC_NOTE_SLUG_MAX_BYTES */
+  NOTE_SLUG_MAX: 80,
+  NOTES_DIR: "extensions/ad_hoc/notes",
+})

@@ -1,0 +1,71 @@
+// The citation loop: strip <memory-citation> blocks from what is shown and stored, and turn them
+// into usage counts, once per assistant text part. Usage lives only in the database; nothing here
+// touches the memory folder, so a citation alone never gives phase 2 a reason to run.
+import type { CitedRange, MemoryStore } from "../store/memory-store.js"
+import { extractCitations, hasCitation, type Citation } from "./citations.js"
+
+export interface CitationUsageDeps {
+  /** The store once it is open; citations seen before that are stripped but not counted. */
+  store: () => MemoryStore | undefined
+  onError: (error: unknown) => void
+}
+
+interface TextPartLike {
+  id?: string
+  sessionID?: string
+  type?: string
+  text?: string
+}
+
+interface MessageLike {
+  info: { role?: string; sessionID?: string }
+  parts: TextPartLike[]
+}
+
+export class CitationUsage {
+  constructor(private readonly deps: CitationUsageDeps) {}
+
+  /** `experimental.text.complete`: the final text of one part, before OpenCode stores it. */
+  completeText(sessionId: string, partId: string, text: string): string {
+    if (!hasCitation(text)) return text
+    const parsed = extractCitations(text)
+    this.record(partId, sessionId, parsed.citation)
+    return parsed.text
+  }
+
+  /**
+   * `experimental.chat.messages.transform`: blocks still in history (older hosts, or a reply
+   * stored before the plugin was installed) are stripped from what the model sees, and counted
+   * if they never were.
+   */
+  stripHistory(messages: MessageLike[]): void {
+    for (const message of messages) {
+      if (message.info.role !== "assistant") continue
+      for (const part of message.parts) {
+        if (part.type !== "text" || typeof part.text !== "string" || !hasCitation(part.text)) continue
+        const parsed = extractCitations(part.text)
+        if (part.id) this.record(part.id, part.sessionID ?? message.info.sessionID, parsed.citation)
+        part.text = parsed.text
+      }
+    }
+  }
+
+  /** `message.part.updated`: a fallback counter for finished parts the other hooks missed. */
+  observePart(part: TextPartLike & { time?: { end?: number } }): void {
+    if (part.type !== "text" || !part.id || typeof part.text !== "string" || !part.time?.end) return
+    if (!hasCitation(part.text)) return
+    this.record(part.id, part.sessionID, extractCitations(part.text).citation)
+  }
+
+  private record(partId: string, sessionId: string | undefined, citation: Citation | undefined): void {
+    if (!citation || (citation.entries.length === 0 && citation.sessionIds.length === 0)) return
+    const store = this.deps.store()
+    if (!store) return
+    try {
+      const files: CitedRange[] = citation.entries.map((entry) => ({ path: entry.path, start: entry.start, end: entry.end }))
+      store.recordCitation(partId, sessionId, citation.sessionIds, files)
+    } catch (error) {
+      this.deps.onError(error)
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { CitationUsage } from "../../src/read/citation-usage.js"
+import { openDatabase } from "../../src/store/database.js"
+import { MemoryStore } from "../../src/store/memory-store.js"
+
+const BLOCK = "<memory-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[x]\n</citation_entries>\n<session_ids>\nses_src\n</session_ids>\n</memory-citation>"
+const closers: Array<() => void> = []
+afterEach(() => closers.splice(0).forEach((close) => close()))
+
+function setup() {
+  const { db } = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-cu-")), "memory.db"))
+  closers.push(() => db.close())
+  const store = new MemoryStore(db)
+  db.prepare("INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES ('ses_src', 1, 'r', 's', 1)").run()
+  const errors: unknown[] = []
+  const usage = new CitationUsage({ store: () => store, onError: (e) => errors.push(e) })
+  const count = () => db.prepare("SELECT usage_count FROM stage1_outputs").get<{ usage_count: number }>()?.usage_count
+  return { usage, count, errors }
+}
+
+describe("CitationUsage", () => {
+  it("strips the block from a completed part and counts it once across every hook", () => {
+    const { usage, count } = setup()
+    expect(usage.completeText("ses_user", "prt_1", `Done.\n\n${BLOCK}`)).toBe("Done.")
+    usage.observePart({ id: "prt_1", sessionID: "ses_user", type: "text", text: `Done.\n\n${BLOCK}`, time: { end: 1 } })
+    const messages = [{ info: { role: "assistant" }, parts: [{ id: "prt_1", type: "text", text: `Done.\n\n${BLOCK}` }] }]
+    usage.stripHistory(messages)
+    expect(messages[0]!.parts[0]!.text).toBe("Done.")
+    expect(count()).toBe(1)
+  })
+
+  it("strips leftovers from history without touching user messages or other parts", () => {
+    const { usage, count } = setup()
+    const user = { info: { role: "user" }, parts: [{ id: "prt_u", type: "text", text: `quoting ${BLOCK}` }] }
+    const tool = { info: { role: "assistant" }, parts: [{ id: "prt_t", type: "tool", text: BLOCK }] }
+    usage.stripHistory([user, tool])
+    expect(user.parts[0]!.text).toContain("<memory-citation>")
+    expect(tool.parts[0]!.text).toBe(BLOCK)
+    expect(count()).toBe(0)
+  })
+
+  it("ignores parts that are still streaming", () => {
+    const { usage, count } = setup()
+    usage.observePart({ id: "prt_2", type: "text", text: BLOCK, time: {} })
+    expect(count()).toBe(0)
+  })
+
+  it("still strips when the database is not open, and counts nothing", () => {
+    const usage = new CitationUsage({ store: () => undefined, onError: () => undefined })
+    expect(usage.completeText("s", "p", `A ${BLOCK}`)).toBe("A")
+  })
+})
