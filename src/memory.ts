@@ -2,15 +2,26 @@
 // the database handle, diagnostics), so two instances in one process never see each other's.
 import fs from "node:fs"
 import path from "node:path"
+import type { InspectReport, MemoryToolPorts, ResetReport } from "../tools/ports.js"
+import { createMemoryTools } from "../tools/index.js"
+import type { ToolSpec } from "../tools/spec.js"
+import { LocalMemoryBackend } from "./backend/local-backend.js"
+import { addNote, type NewNote, type WrittenNote } from "./backend/notes.js"
+import { JOBS, READ_PATH } from "./constants.js"
+import { clearFolder } from "./control/clear-folder.js"
+import { renderInspect, type InspectSnapshot } from "./control/inspect.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
 import type { Host } from "./host.js"
 import { parseOptions, type MemoryOptions } from "./options.js"
+import { CitationUsage } from "./read/citation-usage.js"
 import { ReadPath, type SystemCall } from "./read/read-path.js"
 import { loadReadPathTemplates } from "./read/render.js"
+import { redact } from "./redact/redact.js"
 import { openDatabase } from "./store/database.js"
-import type { SqlDatabase } from "./store/sqlite.js"
+import { MemoryStore, type MemoryMode } from "./store/memory-store.js"
 import { packageRoot } from "./util/package-root.js"
 import { ENV_TEST_ROOT, memoryPaths, resolveHome, type MemoryPaths } from "./util/paths.js"
+import { estimateTokens } from "./util/tokens.js"
 
 export const ENV_TEST_FAULTS = "OPENCODE_CODEX_MEMORY_TEST_FAULTS"
 
@@ -30,7 +41,7 @@ export interface StoreState {
   error?: string
 }
 
-export class Memory {
+export class Memory implements MemoryToolPorts {
   readonly options: MemoryOptions
   readonly warnings: readonly string[]
   readonly paths: MemoryPaths
@@ -40,8 +51,11 @@ export class Memory {
   readonly faults: ReadonlySet<string>
   /** Sessions this instance started itself; they never get memory injected nor get extracted. */
   readonly helperSessions = new Set<string>()
+  readonly backend: LocalMemoryBackend
+  readonly citations: CitationUsage
   private readonly readPath: ReadPath
-  private db: SqlDatabase | undefined
+  private memoryStore: MemoryStore | undefined
+  private readonly now: () => number
   private storeState: StoreState = { status: "closed" }
   private disposed = false
 
@@ -52,7 +66,8 @@ export class Memory {
     const home = resolveHome(this.options.home, deps.env, deps.homedir)
     // Memory V2 is not implemented yet, so every instance reads and writes the V1 layout.
     this.paths = memoryPaths(home.home, home.source, "v1")
-    this.diagnostics = new Diagnostics(deps.host, deps.now)
+    this.now = deps.now ?? Date.now
+    this.diagnostics = new Diagnostics(deps.host, this.now)
     this.packageDir = deps.packageDir ?? packageRoot()
     this.faults = deps.env[ENV_TEST_ROOT] ? parseList(deps.env[ENV_TEST_FAULTS]) : new Set()
     this.readPath = new ReadPath({
@@ -62,6 +77,23 @@ export class Memory {
       templates: loadReadPathTemplates(path.join(this.packageDir, "templates")),
       isHelperSession: (id) => this.helperSessions.has(id),
       onRefuse: (reason) => this.diagnostics.report("warn", "read-path", reason),
+    })
+    this.backend = new LocalMemoryBackend({ root: this.paths.memoryRoot })
+    this.citations = new CitationUsage({
+      store: () => this.memoryStore,
+      onError: (error) => this.diagnostics.error("citations", error),
+    })
+  }
+
+  get memoryRoot(): string {
+    return this.paths.memoryRoot
+  }
+
+  /** The tools this instance offers, as host-neutral specs. */
+  tools(): ToolSpec[] {
+    return createMemoryTools(this, {
+      memoryTools: this.options.use_memories && this.options.dedicated_tools,
+      templatesDir: path.join(this.packageDir, "templates"),
     })
   }
 
@@ -82,13 +114,70 @@ export class Memory {
     return this.readPath.blockFor(call)
   }
 
-  /** Drop cached summary bytes after the plugin itself changed the summary. */
+  /** Drop cached bytes after the plugin itself changed the memory folder. */
   invalidateReadPath(): void {
     this.readPath.invalidate()
+    this.backend.invalidate()
   }
 
-  store(): SqlDatabase | undefined {
-    return this.db
+  store(): MemoryStore | undefined {
+    return this.memoryStore
+  }
+
+  addNote(input: NewNote): WrittenNote {
+    const written = addNote({ root: this.paths.memoryRoot, now: () => new Date(this.now()), redact }, input)
+    this.backend.invalidate()
+    return written
+  }
+
+  setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode } {
+    return { previous: this.requireStore().setMode(sessionId, mode) }
+  }
+
+  async reset(): Promise<ResetReport> {
+    const outcome = this.requireStore().reset()
+    if (outcome.type === "refused_consolidation_running") {
+      const until = new Date(outcome.leaseUntil).toISOString()
+      return { type: "refused", reason: `a consolidation is running (its lease lasts until ${until}); try again after it finishes. Nothing was changed.` }
+    }
+    const files = clearFolder(this.paths.memoryRoot)
+    this.invalidateReadPath()
+    this.diagnostics.report("info", "reset", `memory erased: ${outcome.outputs} outputs, ${outcome.jobs} jobs, ${files} folder entries`)
+    return { type: "reset", outputs: outcome.outputs, jobs: outcome.jobs, files }
+  }
+
+  inspect(): InspectReport {
+    const store = this.memoryStore
+    const snapshot: InspectSnapshot = {
+      now: this.now(),
+      paths: this.paths,
+      store: this.storeStatus(),
+      counts: store?.counts(),
+      phase2: store?.phase2Job(),
+      jobErrors: store?.recentJobErrors(5) ?? [],
+      summary: this.summaryStats(),
+      options: this.options,
+      warnings: this.warnings,
+      diagnostics: this.diagnostics.recent(),
+      cooldownMs: JOBS.PHASE2_COOLDOWN_MS,
+    }
+    const { options, ...rest } = snapshot
+    return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }
+  }
+
+  private summaryStats(): InspectSnapshot["summary"] {
+    const stat = fs.lstatSync(this.paths.summary, { throwIfNoEntry: false })
+    if (!stat?.isFile()) return undefined
+    const text = fs.readFileSync(this.paths.summary, "utf8").trim()
+    if (!text) return undefined
+    const estimatedTokens = estimateTokens(text)
+    return { bytes: stat.size, estimatedTokens, injected: this.options.use_memories, capped: estimatedTokens > READ_PATH.SUMMARY_TOKEN_LIMIT }
+  }
+
+  private requireStore(): MemoryStore {
+    if (this.memoryStore) return this.memoryStore
+    const state = this.storeState
+    throw new Error(state.status === "failed" ? `the memory database could not be opened: ${state.error}` : "the memory database is still opening; try again in a moment")
   }
 
   storeStatus(): StoreState {
@@ -97,8 +186,8 @@ export class Memory {
 
   async dispose(): Promise<void> {
     this.disposed = true
-    this.db?.close()
-    this.db = undefined
+    this.memoryStore?.db.close()
+    this.memoryStore = undefined
     this.storeState = { status: "closed" }
     this.helperSessions.clear()
   }
@@ -116,7 +205,7 @@ export class Memory {
     try {
       const { db, migrated } = openDatabase(this.paths.db)
       if (this.disposed) return db.close()
-      this.db = db
+      this.memoryStore = new MemoryStore(db, this.now)
       this.storeState = { status: "open", driver: db.driver, schemaVersion: migrated.to }
       if (migrated.from !== migrated.to) {
         this.diagnostics.report("info", "store", `memory.db migrated from schema ${migrated.from} to ${migrated.to} (${db.driver})`)

@@ -44,6 +44,14 @@ describe("module boundaries", () => {
     }
   })
 
+  it("the tool specs stay host-neutral", () => {
+    const tools = sourceFiles("tools")
+    expect(tools.length).toBeGreaterThan(0)
+    for (const file of tools) {
+      for (const target of importsOf(file)) expect(target, `${file} imports ${target}`).not.toMatch(/^(src[/\\](v1|v2)[/\\]|@opencode-ai\/)/)
+    }
+  })
+
   it("the entry module imports only the adapters and constants", () => {
     for (const target of importsOf(path.join("src", "index.ts"))) {
       expect(target).toMatch(/^src[/\\](v1[/\\]plugin|v2[/\\]plugin|constants)\.js$/)

@@ -7,3 +7,5 @@ export const z = tool.schema
 // Types only: erased at build time, so nothing imports zod directly at run time.
 import type { z as zod } from "zod"
 export type Infer<T extends zod.ZodType> = zod.infer<T>
+export type RawShape = zod.ZodRawShape
+export type InferShape<Shape extends zod.ZodRawShape> = zod.infer<zod.ZodObject<Shape>>

@@ -3,19 +3,39 @@ import type { Hooks } from "@opencode-ai/plugin"
 import type { Guard } from "../guard.js"
 import type { Memory } from "../memory.js"
 import { addMissingAgents, bundledAgents } from "./agents.js"
+import { requireApprovalFor } from "./permissions.js"
+import { toV1Tools } from "./tools.js"
 
 export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
   return {
     config: guard("config", async (config) => {
+      // memory_reset must ask the user even under agents that allow everything.
+      requireApprovalFor(config, "memory_reset")
       if (!memory.options.generate_memories) return
       const added = addMissingAgents(config, bundledAgents(memory.packageDir, memory.paths.memoryRoot))
       if (added.length) memory.diagnostics.report("debug", "config", `added agents: ${added.join(", ")}`)
     }),
 
+    tool: toV1Tools(memory.tools(), memory.diagnostics),
+
     "experimental.chat.system.transform": guard("experimental.chat.system.transform", (input, output) => {
       const block = memory.systemBlock({ sessionID: input.sessionID, system: output.system })
       // One appended string: OpenCode keeps it as its own system message, so it caches separately.
       if (block) output.system.push(block)
+    }),
+
+    // Runs before OpenCode stores the finished text part: the citation block never reaches the
+    // UI or the saved history.
+    "experimental.text.complete": guard("experimental.text.complete", (input, output) => {
+      output.text = memory.citations.completeText(input.sessionID, input.partID, output.text)
+    }),
+
+    "experimental.chat.messages.transform": guard("experimental.chat.messages.transform", (_input, output) => {
+      memory.citations.stripHistory(output.messages as never)
+    }),
+
+    event: guard("event", ({ event }) => {
+      if (event.type === "message.part.updated") memory.citations.observePart(event.properties.part as never)
     }),
 
     dispose: guard("dispose", () => memory.dispose()),

@@ -1,0 +1,75 @@
+// The memory_inspect report: a pure rendering of a snapshot, so it can be tested byte for byte.
+import type { Diagnostic } from "../diagnostics.js"
+import type { MemoryOptions } from "../options.js"
+import type { JobRow, StoreCounts } from "../store/memory-store.js"
+import type { MemoryPaths } from "../util/paths.js"
+
+export interface InspectSnapshot {
+  now: number
+  paths: MemoryPaths
+  store: { status: string; driver?: string; schemaVersion?: number; error?: string }
+  counts: StoreCounts | undefined
+  phase2: JobRow | undefined
+  jobErrors: JobRow[]
+  summary: { bytes: number; estimatedTokens: number; injected: boolean; capped: boolean } | undefined
+  options: MemoryOptions
+  warnings: readonly string[]
+  diagnostics: readonly Diagnostic[]
+  cooldownMs: number
+}
+
+export function renderInspect(s: InspectSnapshot): string {
+  const lines: string[] = ["# Long-term memory", ""]
+  lines.push(`home: ${s.paths.home} (from ${s.paths.homeSource})`, `memory folder: ${s.paths.memoryRoot}`)
+  const store = s.store.status === "open" ? `open (${s.store.driver}, schema ${s.store.schemaVersion})` : s.store.status
+  lines.push(`database: ${s.paths.db}: ${store}${s.store.error ? `: ${s.store.error}` : ""}`, "")
+
+  lines.push("## Summary")
+  if (!s.summary) lines.push("none yet: nothing is injected")
+  else {
+    const cap = s.summary.capped ? ", cut to 2,500 tokens when injected" : ""
+    lines.push(`${s.summary.bytes} bytes, about ${s.summary.estimatedTokens} tokens${cap}; injected: ${s.summary.injected ? "yes" : "no"}`)
+  }
+  lines.push("")
+
+  lines.push("## Learned")
+  if (!s.counts) lines.push("unavailable until the database is open")
+  else {
+    const c = s.counts
+    lines.push(`extracted sessions: ${c.outputs} (${c.outputsUsed} cited at least once)`)
+    lines.push(`session modes: ${c.sessionsByMode.enabled} enabled, ${c.sessionsByMode.disabled} disabled, ${c.sessionsByMode.polluted} polluted (others are enabled)`)
+    lines.push(`citations: ${c.citedParts} cited replies, ${c.citedFiles} files cited`)
+    lines.push(`jobs: ${c.jobs.length ? c.jobs.map((j) => `${j.kind} ${j.status} ${j.count}`).join("; ") : "none"}`)
+  }
+  lines.push("")
+
+  lines.push("## Consolidation (phase 2)")
+  lines.push(describePhase2(s))
+  lines.push("")
+
+  lines.push("## Recent errors")
+  const errors = [
+    ...s.jobErrors.map((job) => `${job.kind} ${job.job_key}: ${job.last_error}`),
+    ...s.diagnostics.filter((d) => d.level === "error" || d.level === "warn").slice(-10).map((d) => `${new Date(d.time).toISOString()} ${d.level} ${d.source}: ${d.message}`),
+  ]
+  lines.push(...(errors.length ? errors : ["none"]), "")
+
+  lines.push("## Options")
+  for (const [key, value] of Object.entries(s.options)) lines.push(`${key}: ${JSON.stringify(value) ?? "unset"}`)
+  if (s.warnings.length) lines.push("", "warnings:", ...s.warnings.map((w) => `- ${w}`))
+  return lines.join("\n")
+}
+
+function describePhase2(s: InspectSnapshot): string {
+  const job = s.phase2
+  if (!job) return "never run"
+  if (job.status === "running" && (job.lease_until ?? 0) > s.now) return `running, lease until ${iso(job.lease_until)}`
+  const parts = [`last state: ${job.status}`]
+  if (job.finished_at) parts.push(`finished ${iso(job.finished_at)}`)
+  if (job.status === "done" && job.finished_at && job.finished_at + s.cooldownMs > s.now) parts.push(`cooldown until ${iso(job.finished_at + s.cooldownMs)}`)
+  if (job.retry_at && job.retry_at > s.now) parts.push(`retry at ${iso(job.retry_at)}`)
+  if (job.last_error) parts.push(`last error: ${job.last_error}`)
+  return parts.join(", ")
+}
+
+const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : "-")

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest"
+import { renderInspect, type InspectSnapshot } from "../../src/control/inspect.js"
+import { DEFAULT_OPTIONS } from "../../src/options.js"
+import { memoryPaths } from "../../src/util/paths.js"
+import { expectGolden } from "../golden/golden.js"
+
+const NOW = Date.UTC(2026, 10, 30, 12, 0, 0)
+
+function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
+  return {
+    now: NOW,
+    paths: memoryPaths("/home/u/.local/share/opencode", "xdg-data", "v1"),
+    store: { status: "open", driver: "bun:sqlite", schemaVersion: 2 },
+    counts: {
+      outputs: 12,
+      outputsUsed: 4,
+      sessionsByMode: { enabled: 3, disabled: 1, polluted: 2 },
+      jobs: [
+        { kind: "memory_consolidate_global", status: "done", count: 1 },
+        { kind: "memory_stage1", status: "done", count: 11 },
+        { kind: "memory_stage1", status: "failed", count: 1 },
+      ],
+      citedParts: 7,
+      citedFiles: 3,
+    },
+    phase2: { kind: "memory_consolidate_global", job_key: "global", status: "done", lease_until: null, retry_at: null, retry_remaining: 3, last_error: null, started_at: NOW - 3_600_000, finished_at: NOW - 3_000_000 },
+    jobErrors: [{ kind: "memory_stage1", job_key: "ses_bad", status: "failed", lease_until: null, retry_at: NOW + 1, retry_remaining: 2, last_error: "invalid JSON from the extractor", started_at: NOW - 10, finished_at: NOW - 5 }],
+    summary: { bytes: 12_345, estimatedTokens: 3_087, injected: true, capped: true },
+    options: { ...DEFAULT_OPTIONS, max_unused_days: 365 },
+    warnings: ['option "max_unused_days" = 999 adjusted to 365 (allowed: whole numbers 0 to 365)'],
+    diagnostics: [{ time: NOW - 1_000, level: "warn", source: "read-path", message: "memory summary is a symlink; not injected" }],
+    cooldownMs: 6 * 3_600_000,
+    ...overrides,
+  }
+}
+
+describe("renderInspect", () => {
+  it("renders a full report byte for byte", () => {
+    expectGolden("inspect.txt", renderInspect(snapshot()))
+  })
+
+  it("says plainly when nothing exists yet", () => {
+    const text = renderInspect(snapshot({ store: { status: "failed", error: "disk full" }, counts: undefined, phase2: undefined, jobErrors: [], summary: undefined, warnings: [], diagnostics: [] }))
+    expect(text).toContain("database: /home/u/.local/share/opencode/memory.db: failed: disk full")
+    expect(text).toContain("none yet: nothing is injected")
+    expect(text).toContain("never run")
+    expect(text).toContain("## Recent errors\nnone")
+  })
+
+  it("shows a running consolidation and its lease", () => {
+    const running = { ...snapshot().phase2!, status: "running", lease_until: NOW + 60_000 }
+    expect(renderInspect(snapshot({ phase2: running }))).toContain("running, lease until 2026-11-30T12:01:00.000Z")
+  })
+})

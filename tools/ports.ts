@@ -1,0 +1,23 @@
+// What the tools need from a memory instance. The instance (src/memory.ts) implements it; tests
+// can hand in a small fake.
+import type { LocalMemoryBackend } from "../src/backend/local-backend.js"
+import type { NewNote, WrittenNote } from "../src/backend/notes.js"
+import type { MemoryMode } from "../src/store/memory-store.js"
+
+export interface InspectReport {
+  text: string
+  data: Record<string, unknown>
+}
+
+export type ResetReport =
+  | { type: "reset"; outputs: number; jobs: number; files: number }
+  | { type: "refused"; reason: string }
+
+export interface MemoryToolPorts {
+  readonly memoryRoot: string
+  readonly backend: LocalMemoryBackend
+  addNote(input: NewNote): WrittenNote
+  inspect(): InspectReport
+  setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode }
+  reset(): Promise<ResetReport>
+}
