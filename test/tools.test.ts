@@ -1,0 +1,101 @@
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { Memory } from "../src/memory.js"
+import { toV1Tools } from "../src/v1/tools.js"
+
+const memories: Memory[] = []
+afterEach(async () => {
+  for (const memory of memories.splice(0)) await memory.dispose()
+})
+
+async function setup(options: Record<string, unknown> = {}) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-tools-"))
+  const memory = new Memory({ home, ...options }, { host: { kind: "opencode1", log: async () => undefined }, env: {}, homedir: home })
+  memories.push(memory)
+  await memory.start()
+  const tools = toV1Tools(memory.tools(), memory.diagnostics)
+  const asks: unknown[] = []
+  const context = (approve = true) =>
+    ({
+      sessionID: "ses_me",
+      messageID: "msg_1",
+      agent: "build",
+      directory: home,
+      worktree: home,
+      abort: new AbortController().signal,
+      metadata: () => undefined,
+      ask: async (input: unknown) => {
+        asks.push(input)
+        if (!approve) throw new Error("rejected")
+      },
+    }) as never
+  const run = async (name: string, args: Record<string, unknown>, approve = true) => {
+    const result = await tools[name]!.execute(args as never, context(approve))
+    return typeof result === "string" ? { output: result, metadata: {} } : result
+  }
+  return { memory, tools, run, asks, root: memory.paths.memoryRoot }
+}
+
+describe("tools", () => {
+  it("offers the memory tools only with use_memories and dedicated_tools; the controls always", async () => {
+    expect(Object.keys((await setup()).tools).sort()).toEqual(
+      ["memory_add_note", "memory_inspect", "memory_list", "memory_mode", "memory_read", "memory_reset", "memory_search"],
+    )
+    expect(Object.keys((await setup({ dedicated_tools: false })).tools).sort()).toEqual(["memory_inspect", "memory_mode", "memory_reset"])
+    expect(Object.keys((await setup({ use_memories: false })).tools).sort()).toEqual(["memory_inspect", "memory_mode", "memory_reset"])
+  })
+
+  it("answers refusals with a readable error instead of throwing", async () => {
+    const { run } = await setup()
+    for (const bad of ["/etc/passwd", "../outside.md", ".git/config", "a\\b.md"]) {
+      const reply = await run("memory_read", { path: bad })
+      expect(reply.output).toMatch(/^Error \((invalid_path|not_found)\)/)
+    }
+    expect((await run("memory_search", { queries: [" "] })).output).toMatch(/^Error \(empty_query\)/)
+  })
+
+  it("reads with line numbers and says where a cut answer continues", async () => {
+    const { run, root } = await setup()
+    fs.writeFileSync(path.join(root, "MEMORY.md"), "one\ntwo\nthree\n")
+    const reply = await run("memory_read", { path: "MEMORY.md", line_offset: 2, max_lines: 1 })
+    expect(reply.output).toBe("MEMORY.md (lines 2-2 of 3)\n2| two")
+  })
+
+  it("sets a session's mode, the current session by default", async () => {
+    const { run, memory } = await setup()
+    expect((await run("memory_mode", { mode: "disabled" })).output).toBe("Memory mode of session ses_me changed from enabled to disabled.")
+    await run("memory_mode", { mode: "polluted", session_id: "ses_other" })
+    expect(memory.store()?.mode("ses_me")).toBe("disabled")
+    expect(memory.store()?.mode("ses_other")).toBe("polluted")
+  })
+
+  it("resets only with confirm: true and the user's approval", async () => {
+    const { run, root, asks } = await setup()
+    fs.writeFileSync(path.join(root, "MEMORY.md"), "keep me")
+    expect((await run("memory_reset", { confirm: false })).output).toMatch(/^Refused: confirm must be true/)
+    expect(asks).toHaveLength(0)
+    expect((await run("memory_reset", { confirm: true }, false)).output).toMatch(/^Refused: the user did not approve/)
+    expect(fs.existsSync(path.join(root, "MEMORY.md"))).toBe(true)
+    expect(asks[0]).toMatchObject({ permission: "memory_reset", patterns: [root] })
+    expect((await run("memory_reset", { confirm: true })).output).toMatch(/^Erased all memory/)
+    expect(fs.readdirSync(root)).toEqual([])
+  })
+
+  it("inspects as text and metadata", async () => {
+    const { run } = await setup({ max_unused_days: 1000 })
+    const reply = await run("memory_inspect", {})
+    expect(reply.output).toContain("# Long-term memory")
+    expect(reply.output).toContain('option "max_unused_days" = 1000 adjusted to 365')
+    expect(reply.metadata).toMatchObject({ store: { status: "open" }, options: { max_unused_days: 365 } })
+  })
+
+  it("saves a note and finds it by search right away", async () => {
+    const { run } = await setup()
+    const saved = await run("memory_add_note", { title: "Release day", note: "Releases happen on Tuesdays." })
+    expect(saved.output).toMatch(/^Saved the note as extensions\/ad_hoc\/notes\/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-release-day\.md/)
+    const found = await run("memory_search", { queries: ["tuesdays"] })
+    expect(found.output).toContain("Releases happen on Tuesdays.")
+  })
+})
