@@ -45,3 +45,29 @@ export const TOOLS = Object.freeze({
   NOTE_SLUG_MAX: 80,
   NOTES_DIR: "extensions/ad_hoc/notes",
 })
+
+/** Phase-1 job timings; the retry budget is JOBS.RETRIES. */
+export const STAGE_ONE = Object.freeze({
+  /** stage_one::JOB_LEASE_SECONDS: a claim expires after 1 h, and another process may take it over. */
+  JOB_LEASE_MS: 60 * 60 * 1000,
+  /** stage_one::JOB_RETRY_DELAY_SECONDS: backoff after a failure. */
+  RETRY_DELAY_MS: 60 * 60 * 1000,
+  /** Bounds a job row's last_error; not a Codex constant. */
+  LAST_ERROR_MAX_CHARS: 4_000,
+  /** Anti-stampede: a process starts no new pass within 30 s of one that claimed work. */
+  PASS_GATE_MS: 30_000,
+  /** Session listings are reused this long. */
+  DISCOVERY_CACHE_MS: 30_000,
+  /** A listing that takes longer skips the pass. */
+  DISCOVERY_TIMEOUT_MS: 15_000,
+  /** session.status idle and session.idle arrive together; one is enough. */
+  IDLE_DEDUPE_MS: 5_000,
+  /** Loading, prompting and storing one session, at most. */
+  EXTRACTION_TIMEOUT_MS: 10 * 60 * 1000,
+  /** CONTEXT_WINDOW_PERCENT: share of the model's window given to the transcript. */
+  CONTEXT_WINDOW_PERCENT: 70,
+  /** DEFAULT_ROLLOUT_TOKEN_LIMIT: the transcript budget when the model's window is unknown. */
+  DEFAULT_TRANSCRIPT_TOKENS: 150_000,
+  /** Room kept for the instructions around the transcript. */
+  PROMPT_RESERVE_TOKENS: 4_000,
+})

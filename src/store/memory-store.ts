@@ -31,6 +31,7 @@ export interface JobRow {
   last_error: string | null
   started_at: number | null
   finished_at: number | null
+  last_success_at?: number | null
 }
 
 export type ResetOutcome = { type: "reset"; outputs: number; jobs: number } | { type: "refused_consolidation_running"; leaseUntil: number }
@@ -45,6 +46,12 @@ export class MemoryStore {
   mode(sessionId: string): MemoryMode {
     const row = this.db.prepare("SELECT memory_mode FROM session_meta WHERE session_id = $id").get<{ memory_mode: MemoryMode }>({ id: sessionId })
     return row?.memory_mode ?? "enabled"
+  }
+
+  /** Sessions kept out of memory (disabled or polluted); every other session is enabled. */
+  sessionsNotEnabled(): Set<string> {
+    const rows = this.db.prepare("SELECT session_id FROM session_meta WHERE memory_mode <> 'enabled'").all<{ session_id: string }>()
+    return new Set(rows.map((row) => row.session_id))
   }
 
   setMode(sessionId: string, mode: MemoryMode): MemoryMode {
@@ -136,8 +143,8 @@ export class MemoryStore {
       this.db.prepare("DELETE FROM cited_files").run()
       this.db
         .prepare(
-          `INSERT INTO jobs (kind, job_key, status, finished_at, retry_remaining, last_error)
-           VALUES ($kind, $key, 'done', $now, $retries, NULL)`,
+          `INSERT INTO jobs (kind, job_key, status, finished_at, last_success_at, retry_remaining, last_error)
+           VALUES ($kind, $key, 'done', $now, $now, $retries, NULL)`,
         )
         .run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, now, retries: JOBS.RETRIES })
       return { type: "reset", outputs, jobs }

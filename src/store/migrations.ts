@@ -75,4 +75,16 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 3,
+    name: "phase-2 cooldown and queue",
+    sql: `
+      -- When the job last succeeded cleanly: phase 2's 6 h cooldown runs from it. finished_at cannot
+      -- stand in for it, since failures set it too.
+      ALTER TABLE jobs ADD COLUMN last_success_at INTEGER;
+
+      -- Rows already done without an error (the reset's phase-2 row) succeeded when they finished.
+      UPDATE jobs SET last_success_at = finished_at WHERE status = 'done' AND last_error IS NULL;
+    `,
+  },
 ])

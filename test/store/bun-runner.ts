@@ -1,19 +1,36 @@
-// Runs the storage suite under Bun (bun:sqlite), the runtime OpenCode loads the plugin in, and
-// prints one JSON line per case. Started by storage-bun.test.ts as `BUN_BE_BUN=1 opencode <this file>`.
+// Runs the storage and stage-1 job suites under Bun (bun:sqlite), the runtime OpenCode loads the
+// plugin in, and prints one JSON line per case. Started by storage-bun.test.ts as
+// `BUN_BE_BUN=1 opencode <this file>`.
 import { fileURLToPath } from "node:url"
 import { runConcurrently } from "./run-processes.js"
+import { stage1Cases } from "./stage1-suite.js"
 import { storageCases } from "./storage-suite.js"
 
 const worker = fileURLToPath(new URL("./open-worker.ts", import.meta.url))
+const claimWorker = fileURLToPath(new URL("./claim-worker.ts", import.meta.url))
+
+async function report(name: string, run: () => void | Promise<void>): Promise<void> {
+  try {
+    await run()
+    console.log(JSON.stringify({ name, ok: true }))
+  } catch (error) {
+    console.log(JSON.stringify({ name, ok: false, error: String((error as Error)?.stack ?? error) }))
+  }
+}
 
 for (const testCase of storageCases) {
-  try {
-    await testCase.run({
+  await report(testCase.name, () =>
+    testCase.run({
       driver: "bun:sqlite",
       openInProcesses: (file, count) => runConcurrently(process.execPath, (startAt) => [worker, file, String(startAt)], count),
-    })
-    console.log(JSON.stringify({ name: testCase.name, ok: true }))
-  } catch (error) {
-    console.log(JSON.stringify({ name: testCase.name, ok: false, error: String((error as Error)?.stack ?? error) }))
-  }
+    }),
+  )
+}
+
+for (const testCase of stage1Cases) {
+  await report(testCase.name, () =>
+    testCase.run({
+      claimInProcesses: (file, sessions, count) => runConcurrently(process.execPath, (startAt) => [claimWorker, file, String(startAt), String(sessions)], count),
+    }),
+  )
 }

@@ -75,7 +75,7 @@ describe("MemoryStore", () => {
     expect(counts.citedParts).toBe(0)
     expect(counts.citedFiles).toBe(0)
     expect(store.mode("ses_b")).toBe("disabled")
-    expect(store.phase2Job()).toMatchObject({ status: "done", finished_at: 5_000_000 })
+    expect(store.phase2Job()).toMatchObject({ status: "done", finished_at: 5_000_000, last_success_at: 5_000_000 })
     expect(counts.jobs).toEqual([{ kind: JOBS.PHASE2, status: "done", count: 1 }])
   })
 

@@ -1,7 +1,9 @@
-// The storage suite on Bun's driver, bun:sqlite, run inside the opencode binary acting as Bun.
+// The storage and stage-1 job suites on Bun's driver, bun:sqlite, run inside the opencode binary
+// acting as Bun.
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
+import { stage1Cases } from "./stage1-suite.js"
 import { storageCases } from "./storage-suite.js"
 
 const repo = fileURLToPath(new URL("../..", import.meta.url))
@@ -27,12 +29,16 @@ describe("storage on bun:sqlite", () => {
     if (results.size === 0) throw new Error(`the Bun runner printed no results (status ${run.status}):\n${run.stderr}`)
   }, 150_000)
 
-  for (const testCase of storageCases) {
-    it(testCase.name, () => {
-      const result = results.get(testCase.name)
-      expect(result, "case did not run under Bun").toBeDefined()
-      expect(result?.error ?? "").toBe("")
-      expect(result?.ok).toBe(true)
-    })
+  const check = (name: string) => () => {
+    const result = results.get(name)
+    expect(result, "case did not run under Bun").toBeDefined()
+    expect(result?.error ?? "").toBe("")
+    expect(result?.ok).toBe(true)
   }
+
+  for (const testCase of storageCases) it(testCase.name, check(testCase.name))
+
+  describe("stage-1 jobs", () => {
+    for (const testCase of stage1Cases) it(testCase.name, check(testCase.name))
+  })
 })
