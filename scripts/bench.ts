@@ -2,12 +2,14 @@
 import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchReadPath } from "./bench/read-path.js"
 import { benchSearch } from "./bench/search.js"
+import { benchTranscript } from "./bench/transcript.js"
 import { report, type BenchResult } from "./bench/measure.js"
 
 const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["read-path", benchReadPath],
   ["opencode-run", benchOpencodeRun],
   ["search", benchSearch],
+  ["transcript", benchTranscript],
 ]
 
 const only = process.argv.slice(2)
