@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark of the project, each printed with its ratio and its target.
 import { benchOpencodeRun } from "./bench/opencode-run.js"
+import { benchPhase1 } from "./bench/phase1.js"
 import { benchReadPath } from "./bench/read-path.js"
 import { benchSearch } from "./bench/search.js"
 import { benchTranscript } from "./bench/transcript.js"
@@ -10,6 +11,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["opencode-run", benchOpencodeRun],
   ["search", benchSearch],
   ["transcript", benchTranscript],
+  ["phase1", benchPhase1],
 ]
 
 const only = process.argv.slice(2)

@@ -1,12 +1,64 @@
 // The contract between the memory core and an OpenCode host. Adapters (src/v1 for OpenCode 1.x,
-// later src/v2) implement it; nothing in the core imports an adapter or an SDK.
+// later src/v2) implement it; nothing in the core imports an adapter or an SDK. Every call may
+// fail or time out; callers treat a failure as "skip this pass", never as data.
 
 export type LogLevel = "debug" | "info" | "warn" | "error"
 
 export type HostKind = "opencode1" | "opencode2"
 
+export interface HostSession {
+  id: string
+  title: string
+  /** The session's project folder. */
+  directory: string
+  parentId?: string
+  createdAt: number
+  /** Last activity: the extraction watermark. */
+  updatedAt: number
+  metadata?: Record<string, unknown>
+}
+
+export interface ModelRef {
+  providerID: string
+  modelID: string
+}
+
+export interface HelperPrompt {
+  /** The helper session's folder: the memory root, which bounds what its tools can reach. */
+  directory: string
+  agent: string
+  /** Unset: the agent's model, else the host's default. */
+  model?: ModelRef
+  variant?: string
+  /** Appended to the agent's system prompt. */
+  system: string
+  text: string
+  /** JSON schema for a structured answer (OpenCode's `format: json_schema`). */
+  schema?: Record<string, unknown>
+}
+
+export interface HelperReply {
+  /** The structured answer, when a schema was given and the model produced one. */
+  structured?: unknown
+  /** The reply's text parts, joined. */
+  text: string
+  /** The host's error for this reply (e.g. the provider failed, or no structured output came). */
+  error?: { name: string; message: string; status?: number }
+}
+
 export interface Host {
   readonly kind: HostKind
   /** Writes to the host's log. Must not throw; callers never await it on a user's turn. */
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): Promise<void>
+  /** Every root (non-child) session of every project, newest first, following pagination. */
+  listRootSessions(options: { signal: AbortSignal; search?: string }): Promise<HostSession[]>
+  /** The raw message list of a session, oldest first, as the host stores it. */
+  loadMessages(sessionId: string, signal: AbortSignal): Promise<unknown[]>
+  createSession(input: { directory: string; title: string; metadata: Record<string, unknown> }, signal: AbortSignal): Promise<{ id: string }>
+  prompt(sessionId: string, input: HelperPrompt, signal: AbortSignal): Promise<HelperReply>
+  abortSession(sessionId: string, directory: string): Promise<void>
+  /** True when the session is gone afterwards (deleted now, or already absent). */
+  deleteSession(sessionId: string, directory: string): Promise<boolean>
+  /** The context window of a model, when the host knows it. */
+  contextLimit(model: ModelRef, signal: AbortSignal): Promise<number | undefined>
 }

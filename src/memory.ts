@@ -19,17 +19,26 @@ import { loadReadPathTemplates } from "./read/render.js"
 import { redact } from "./redact/redact.js"
 import { openDatabase } from "./store/database.js"
 import { MemoryStore, type MemoryMode } from "./store/memory-store.js"
+import { Stage1Jobs } from "./store/stage1-jobs.js"
+import type { ModelRef } from "./host.js"
+import { loadExtractionTemplates } from "./write/extract.js"
+import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
+import { Phase1 } from "./write/phase1.js"
 import { packageRoot } from "./util/package-root.js"
 import { ENV_TEST_ROOT, memoryPaths, resolveHome, type MemoryPaths } from "./util/paths.js"
 import { estimateTokens } from "./util/tokens.js"
 
 export const ENV_TEST_FAULTS = "OPENCODE_CODEX_MEMORY_TEST_FAULTS"
+/** Shifts the plugin's clock (milliseconds), so tests can make sessions old without waiting. */
+export const ENV_TEST_CLOCK_OFFSET = "OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS"
 
 export interface MemoryDeps {
   host: Host
   env: Readonly<Record<string, string | undefined>>
   homedir: string
   now?: () => number
+  /** The folder of the host instance this plugin instance serves. */
+  directory?: string
   /** Folder holding `templates/` and `opencode.json`; found from the module's location by default. */
   packageDir?: string
 }
@@ -53,6 +62,16 @@ export class Memory implements MemoryToolPorts {
   readonly helperSessions = new Set<string>()
   readonly backend: LocalMemoryBackend
   readonly citations: CitationUsage
+  readonly phase1: Phase1
+  /**
+   * True when this instance serves the memory folder itself: OpenCode starts one for the helper
+   * sessions (their directory is the memory root). It adds the helper agents and nothing else.
+   */
+  readonly servesHelpers: boolean
+  /** OpenCode's configured models, learned in the config hook. */
+  private hostModels: { model?: string; small_model?: string } = {}
+  private readonly jobs: { stage1?: Stage1Jobs } = {}
+  private readonly workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
   private readonly readPath: ReadPath
   private memoryStore: MemoryStore | undefined
   private readonly now: () => number
@@ -66,7 +85,9 @@ export class Memory implements MemoryToolPorts {
     const home = resolveHome(this.options.home, deps.env, deps.homedir)
     // Memory V2 is not implemented yet, so every instance reads and writes the V1 layout.
     this.paths = memoryPaths(home.home, home.source, "v1")
-    this.now = deps.now ?? Date.now
+    const offset = deps.env[ENV_TEST_ROOT] ? Number(deps.env[ENV_TEST_CLOCK_OFFSET] ?? 0) || 0 : 0
+    const clock = deps.now ?? Date.now
+    this.now = offset ? () => clock() + offset : clock
     this.diagnostics = new Diagnostics(deps.host, this.now)
     this.packageDir = deps.packageDir ?? packageRoot()
     this.faults = deps.env[ENV_TEST_ROOT] ? parseList(deps.env[ENV_TEST_FAULTS]) : new Set()
@@ -83,6 +104,40 @@ export class Memory implements MemoryToolPorts {
       store: () => this.memoryStore,
       onError: (error) => this.diagnostics.error("citations", error),
     })
+    this.servesHelpers = deps.directory !== undefined && path.resolve(deps.directory) === path.resolve(this.paths.memoryRoot)
+    this.phase1 = new Phase1({
+      host: deps.host,
+      options: this.options,
+      now: this.now,
+      diagnostics: this.diagnostics,
+      templates: loadExtractionTemplates(path.join(this.packageDir, "templates")),
+      memoryRoot: this.paths.memoryRoot,
+      jobs: () => this.jobs.stage1,
+      excludedSessions: () => this.memoryStore?.sessionsNotEnabled() ?? new Set(),
+      helperSessions: this.helperSessions,
+      extractionModel: () => parseModel(this.options.extract_model ?? this.hostModels.small_model),
+      workerId: this.workerId,
+    })
+  }
+
+  /** Remembers the models OpenCode is configured with (extraction falls back to small_model). */
+  learnHostConfig(config: { model?: unknown; small_model?: unknown }): void {
+    this.hostModels = {
+      ...(typeof config.model === "string" ? { model: config.model } : {}),
+      ...(typeof config.small_model === "string" ? { small_model: config.small_model } : {}),
+    }
+  }
+
+  /** A user's message in a session of this instance. */
+  onChatMessage(sessionId: string): void {
+    if (this.servesHelpers || this.disposed || this.helperSessions.has(sessionId)) return
+    this.phase1.onChatMessage(sessionId)
+  }
+
+  /** A session of this instance went idle. */
+  onSessionIdle(sessionId: string): void {
+    if (this.servesHelpers || this.disposed || this.helperSessions.has(sessionId)) return
+    this.phase1.onIdle(sessionId)
   }
 
   get memoryRoot(): string {
@@ -105,12 +160,24 @@ export class Memory implements MemoryToolPorts {
       this.openStore()
     } catch (error) {
       this.diagnostics.error("startup", error)
+      return
+    }
+    if (!this.servesHelpers && this.options.generate_memories) await this.cleanUpHelpers()
+  }
+
+  /** Helper sessions left by a process that died mid-extraction; bounded, and failures only logged. */
+  private async cleanUpHelpers(): Promise<void> {
+    try {
+      const deleted = await deleteLeftoverHelpers(this.deps.host, this.now(), AbortSignal.timeout(30_000))
+      if (deleted) this.diagnostics.report("info", "startup", `deleted ${deleted} leftover helper session(s)`)
+    } catch (error) {
+      this.diagnostics.report("warn", "startup", `could not look for leftover helper sessions: ${errorMessage(error)}`)
     }
   }
 
   /** The memory block for one model call, or undefined when nothing is to be injected. */
   systemBlock(call: SystemCall): string | undefined {
-    if (!this.options.use_memories || this.disposed) return undefined
+    if (!this.options.use_memories || this.disposed || this.servesHelpers) return undefined
     return this.readPath.blockFor(call)
   }
 
@@ -186,8 +253,10 @@ export class Memory implements MemoryToolPorts {
 
   async dispose(): Promise<void> {
     this.disposed = true
+    await this.phase1.dispose()
     this.memoryStore?.db.close()
     this.memoryStore = undefined
+    this.jobs.stage1 = undefined
     this.storeState = { status: "closed" }
     this.helperSessions.clear()
   }
@@ -206,6 +275,7 @@ export class Memory implements MemoryToolPorts {
       const { db, migrated } = openDatabase(this.paths.db)
       if (this.disposed) return db.close()
       this.memoryStore = new MemoryStore(db, this.now)
+      this.jobs.stage1 = new Stage1Jobs(db, this.now)
       this.storeState = { status: "open", driver: db.driver, schemaVersion: migrated.to }
       if (migrated.from !== migrated.to) {
         this.diagnostics.report("info", "store", `memory.db migrated from schema ${migrated.from} to ${migrated.to} (${db.driver})`)
@@ -225,6 +295,13 @@ function unsupportedWarnings(options: MemoryOptions): string[] {
     warnings.push('option "codex_interop": Codex import and export are not available in this release yet; ignored')
   }
   return warnings
+}
+
+/** "provider/model" -> its parts; the model id may itself contain slashes. */
+export function parseModel(value: string | undefined): ModelRef | undefined {
+  const slash = value?.indexOf("/") ?? -1
+  if (!value || slash <= 0 || slash === value.length - 1) return undefined
+  return { providerID: value.slice(0, slash), modelID: value.slice(slash + 1) }
 }
 
 function parseList(value: string | undefined): ReadonlySet<string> {

@@ -2,14 +2,11 @@ import { describe, expect, it } from "vitest"
 import { Diagnostics } from "../src/diagnostics.js"
 import { createGuard } from "../src/guard.js"
 import type { Host } from "../src/host.js"
+import { FakeHost } from "./fakes/host.js"
 
 function recordingHost() {
-  const logs: { level: string; message: string }[] = []
-  const host: Host = {
-    kind: "opencode1",
-    log: async (level, message) => void logs.push({ level, message }),
-  }
-  return { host, logs }
+  const host = new FakeHost()
+  return { host, logs: host.logs }
 }
 
 describe("guard", () => {
@@ -57,7 +54,7 @@ describe("guard", () => {
   })
 
   it("survives a host whose log call fails", async () => {
-    const host: Host = { kind: "opencode1", log: () => Promise.reject(new Error("no server")) }
+    const host: Host = Object.assign(new FakeHost(), { log: () => Promise.reject(new Error("no server")) })
     const diagnostics = new Diagnostics(host)
     await createGuard({ diagnostics })("x", () => {
       throw new Error("boom")

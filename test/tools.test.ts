@@ -4,6 +4,7 @@ import path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { Memory } from "../src/memory.js"
 import { toV1Tools } from "../src/v1/tools.js"
+import { FakeHost } from "./fakes/host.js"
 
 const memories: Memory[] = []
 afterEach(async () => {
@@ -12,7 +13,7 @@ afterEach(async () => {
 
 async function setup(options: Record<string, unknown> = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-tools-"))
-  const memory = new Memory({ home, ...options }, { host: { kind: "opencode1", log: async () => undefined }, env: {}, homedir: home })
+  const memory = new Memory({ home, ...options }, { host: new FakeHost(), env: {}, homedir: home })
   memories.push(memory)
   await memory.start()
   const tools = toV1Tools(memory.tools(), memory.diagnostics)

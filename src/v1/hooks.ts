@@ -11,6 +11,7 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
     config: guard("config", async (config) => {
       // memory_reset must ask the user even under agents that allow everything.
       requireApprovalFor(config, "memory_reset")
+      memory.learnHostConfig(config)
       if (!memory.options.generate_memories) return
       const added = addMissingAgents(config, bundledAgents(memory.packageDir, memory.paths.memoryRoot))
       if (added.length) memory.diagnostics.report("debug", "config", `added agents: ${added.join(", ")}`)
@@ -34,8 +35,16 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       memory.citations.stripHistory(output.messages as never)
     }),
 
+    "chat.message": guard("chat.message", (input) => {
+      memory.onChatMessage(input.sessionID)
+    }),
+
     event: guard("event", ({ event }) => {
-      if (event.type === "message.part.updated") memory.citations.observePart(event.properties.part as never)
+      const type = event.type as string
+      const properties = event.properties as { sessionID?: string; status?: { type?: string }; part?: unknown }
+      if (type === "message.part.updated") memory.citations.observePart(properties.part as never)
+      else if (type === "session.idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
+      else if (type === "session.status" && properties.status?.type === "idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
     }),
 
     dispose: guard("dispose", () => memory.dispose()),

@@ -1,13 +1,161 @@
-// The Host port over OpenCode 1.x's SDK client (the plugin input's `client`).
+// The Host port over OpenCode 1.x's SDK client (the plugin input's `client`). Under `opencode run`
+// that client calls the server in process; under `opencode serve` it calls the real URL. Every
+// call carries an abort signal and a time bound, and a failed call throws so the caller can skip.
 import type { PluginInput } from "@opencode-ai/plugin"
 import { LOG_SERVICE } from "../constants.js"
-import type { Host } from "../host.js"
+import type { Host, HelperReply, HostSession, ModelRef } from "../host.js"
 
-export function createV1Host(client: PluginInput["client"]): Host {
+type Client = PluginInput["client"]
+
+/** The SDK's typings lag the server (no `format`, `metadata`, experimental routes): calls go through this loose view. */
+interface LooseClient {
+  _client: { get(options: Record<string, unknown>): Promise<{ data?: unknown; error?: unknown; response?: Response }> }
+  session: Record<string, (options: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response?: Response }>>
+  config: { providers(options: Record<string, unknown>): Promise<{ data?: unknown; error?: unknown }> }
+}
+
+const LIST_PAGE = 200
+const LIST_MAX_PAGES = 500
+
+export function createV1Host(client: Client): Host {
+  const loose = client as unknown as LooseClient
+  const contextLimits = new Map<string, number | undefined>()
+
   return {
     kind: "opencode1",
+
     async log(level, message, extra) {
       await client.app.log({ body: { service: LOG_SERVICE, level, message, ...(extra ? { extra } : {}) } })
     },
+
+    async listRootSessions({ signal, search }) {
+      const sessions: HostSession[] = []
+      let cursor: string | undefined
+      for (let page = 0; page < LIST_MAX_PAGES; page++) {
+        // `directory: ""` asks for every project; the SDK would otherwise scope GETs to this one.
+        const query: Record<string, unknown> = { roots: true, directory: "", limit: LIST_PAGE }
+        if (cursor) query.cursor = cursor
+        if (search) query.search = search
+        const result = await loose._client.get({ url: "/experimental/session", query, signal })
+        const data = ok(result, "list sessions") as RawSession[]
+        for (const raw of data) sessions.push(toHostSession(raw))
+        cursor = result.response?.headers.get("x-next-cursor") ?? undefined
+        if (!cursor || data.length === 0) return sessions
+      }
+      throw new Error(`list sessions: more than ${LIST_MAX_PAGES} pages`)
+    },
+
+    async loadMessages(sessionId, signal) {
+      const result = await loose.session.messages!({ path: { id: sessionId }, signal })
+      return ok(result, `messages of ${sessionId}`) as unknown[]
+    },
+
+    async createSession(input, signal) {
+      const result = await loose.session.create!({
+        query: { directory: input.directory },
+        body: { title: input.title, metadata: input.metadata },
+        signal,
+      })
+      const data = ok(result, "create helper session") as { id: string }
+      return { id: data.id }
+    },
+
+    async prompt(sessionId, input, signal) {
+      const body: Record<string, unknown> = {
+        agent: input.agent,
+        system: input.system,
+        parts: [{ type: "text", text: input.text }],
+      }
+      if (input.model) body.model = input.model
+      if (input.variant) body.variant = input.variant
+      if (input.schema) body.format = { type: "json_schema", schema: input.schema }
+      const result = await loose.session.prompt!({ path: { id: sessionId }, query: { directory: input.directory }, body, signal })
+      return toHelperReply(ok(result, "prompt helper session") as RawReply)
+    },
+
+    async abortSession(sessionId, directory) {
+      await loose.session.abort!({ path: { id: sessionId }, query: { directory } })
+    },
+
+    async deleteSession(sessionId, directory) {
+      const result = await loose.session.delete!({ path: { id: sessionId }, query: { directory } })
+      if (!result.error) return true
+      // Already gone counts as deleted.
+      return result.response?.status === 404
+    },
+
+    async contextLimit(model: ModelRef, signal) {
+      const key = `${model.providerID}/${model.modelID}`
+      if (contextLimits.has(key)) return contextLimits.get(key)
+      const result = await loose.config.providers({ signal })
+      const providers = ((ok(result, "list providers") as { providers?: RawProvider[] }).providers ?? []) as RawProvider[]
+      for (const provider of providers) {
+        for (const [id, info] of Object.entries(provider.models ?? {})) contextLimits.set(`${provider.id}/${id}`, info.limit?.context || undefined)
+      }
+      if (!contextLimits.has(key)) contextLimits.set(key, undefined)
+      return contextLimits.get(key)
+    },
   }
+}
+
+interface RawSession {
+  id: string
+  title?: string
+  directory?: string
+  parentID?: string
+  metadata?: Record<string, unknown>
+  time?: { created?: number; updated?: number }
+}
+
+interface RawProvider {
+  id: string
+  models?: Record<string, { limit?: { context?: number } }>
+}
+
+interface RawReply {
+  info?: { structured?: unknown; error?: { name?: string; data?: { message?: string; statusCode?: number } } }
+  parts?: Array<{ type?: string; text?: string; synthetic?: boolean }>
+}
+
+function toHostSession(raw: RawSession): HostSession {
+  return {
+    id: raw.id,
+    title: raw.title ?? "",
+    directory: raw.directory ?? "",
+    ...(raw.parentID ? { parentId: raw.parentID } : {}),
+    createdAt: raw.time?.created ?? 0,
+    updatedAt: raw.time?.updated ?? raw.time?.created ?? 0,
+    ...(raw.metadata ? { metadata: raw.metadata } : {}),
+  }
+}
+
+function toHelperReply(raw: RawReply): HelperReply {
+  const text = (raw.parts ?? [])
+    .filter((part) => part.type === "text" && !part.synthetic && typeof part.text === "string")
+    .map((part) => part.text)
+    .join("\n")
+  const error = raw.info?.error
+  return {
+    text,
+    ...(raw.info?.structured !== undefined ? { structured: raw.info.structured } : {}),
+    ...(error
+      ? {
+          error: {
+            name: error.name ?? "Error",
+            message: error.data?.message ?? "",
+            ...(error.data?.statusCode !== undefined ? { status: error.data.statusCode } : {}),
+          },
+        }
+      : {}),
+  }
+}
+
+/** The data of an SDK result, or an error naming the call and the server's answer. */
+function ok(result: { data?: unknown; error?: unknown; response?: Response }, what: string): unknown {
+  if (result.error !== undefined || result.data === undefined) {
+    const status = result.response?.status
+    const detail = typeof result.error === "object" ? JSON.stringify(result.error).slice(0, 300) : String(result.error ?? "no data")
+    throw new Error(`${what} failed${status ? ` (HTTP ${status})` : ""}: ${detail}`)
+  }
+  return result.data
 }

@@ -12,7 +12,7 @@ export const server: Plugin = async (input, options) => {
   const host = createV1Host(input.client)
   let memory: Memory
   try {
-    memory = new Memory(options, { host, env: process.env, homedir: os.homedir() })
+    memory = new Memory(options, { host, env: process.env, homedir: os.homedir(), directory: input.directory })
   } catch (error) {
     // Without an instance there is nothing to run; OpenCode goes on as if the plugin were absent.
     host.log("error", `opencode-codex-memory disabled: ${(error as Error).message}`).catch(() => undefined)

@@ -143,6 +143,8 @@ export class FakeLlm {
   private log: LoggedRequest[] = []
   private counter = 0
   private structuredHandler: StructuredHandler | undefined
+  /** Slows every handler-made structured answer (per streamed chunk), to show work is in the background. */
+  structuredDelayMs = 0
 
   private constructor(server: http.Server, port: number) {
     this.server = server
@@ -192,6 +194,7 @@ export class FakeLlm {
     this.log = []
     this.counter = 0
     this.structuredHandler = undefined
+    this.structuredDelayMs = 0
   }
 
   async close(): Promise<void> {
@@ -250,7 +253,7 @@ export class FakeLlm {
     // A structured request has to end with a StructuredOutput call, so the handler goes first.
     if (kind === "structured" && this.structuredHandler && !hasCalledStructuredOutput(body)) {
       const args = this.structuredHandler(body)
-      if (args) return { structured: args }
+      if (args) return { structured: args, ...(this.structuredDelayMs ? { delayMs: this.structuredDelayMs } : {}) }
     }
     const last = lastMessage(body)
     if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }

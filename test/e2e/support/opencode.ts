@@ -22,8 +22,14 @@ export interface SandboxOptions {
   plugins?: PluginSpec[]
   /** Extra environment for every OpenCode process of this sandbox (e.g. OPENCODE_CODEX_MEMORY_TEST_FAULTS). */
   env?: Record<string, string>
-  /** Extra top-level keys for `project/opencode.json` (shallow merge, wins over the defaults). */
+  /** Extra top-level keys for the config (shallow merge, wins over the defaults). */
   config?: Record<string, unknown>
+  /**
+   * Where the config goes: the project's `opencode.json` (default), or the user's global config.
+   * The write path needs "global": its helper sessions run in the memory folder, an instance that
+   * reads only the global config, like a real install that lists the plugin globally.
+   */
+  configScope?: "project" | "global"
 }
 
 export interface Sandbox {
@@ -149,7 +155,8 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
     plugin: opts.plugins ?? [defaultPluginSpec()],
     ...opts.config,
   }
-  await writeFile(join(dirs.projectDir, "opencode.json"), JSON.stringify(config, null, 2) + "\n")
+  const configFile = opts.configScope === "global" ? join(dirs.configHome, "opencode", "opencode.json") : join(dirs.projectDir, "opencode.json")
+  await writeFile(configFile, JSON.stringify(config, null, 2) + "\n")
 
   const env: Record<string, string> = {
     ...baseEnv(),

@@ -1,0 +1,130 @@
+// Phase-1 extraction as pure steps: the prompt for one session, the answer's schema, and the
+// checks that turn the model's answer into a record, "nothing to remember", or a failure.
+import path from "node:path"
+import { redact } from "../redact/redact.js"
+import { loadTemplate, renderTemplate, type Template } from "../util/templates.js"
+import { z } from "../util/zod.js"
+
+export const SLUG_MAX = 60
+
+/** What OpenCode's `format: json_schema` asks the model for. */
+export const EXTRACTION_SCHEMA = Object.freeze({
+  type: "object",
+  properties: {
+    rollout_summary: { type: "string", description: "Readable account of the session, or empty" },
+    raw_memory: { type: "string", description: "Durable lessons for consolidation, or empty" },
+    rollout_slug: { type: ["string", "null"], description: "Short lowercase dash-separated topic, at most 60 characters" },
+  },
+  required: ["rollout_summary", "raw_memory", "rollout_slug"],
+  additionalProperties: false,
+})
+
+const answerSchema = z.object({
+  rollout_summary: z.string(),
+  raw_memory: z.string(),
+  rollout_slug: z.string().nullable().optional(),
+})
+
+export interface ExtractionTemplates {
+  system: Template
+  input: Template
+  /** Long sentences of both templates: finding one in an answer means the model echoed its prompt. */
+  echoes: readonly string[]
+}
+
+export function loadExtractionTemplates(templatesDir: string): ExtractionTemplates {
+  const system = loadTemplate(templatesDir, "stage_one_system.md")
+  const input = loadTemplate(templatesDir, "stage_one_input.md")
+  const echoes = [system, input]
+    .flatMap((t) => t.text.split(/\n\s*\n|\n(?=\s*(?:#|-|\*|\d+\.)\s)/))
+    .flatMap((block) => collapseSpace(block.replace(/^\s*(?:#+|-|\*|\d+\.)\s+/, "")).split(/(?<=[.!?:])\s+/))
+    .map((sentence) => sentence.trim())
+    .filter((sentence) => sentence.length >= 40 && !sentence.includes("{{"))
+  return { system, input, echoes }
+}
+
+export interface ExtractionSource {
+  sessionId: string
+  title: string
+  cwd: string
+  updatedAt: number
+  transcript: string
+}
+
+export function renderExtractionPrompt(templates: ExtractionTemplates, source: ExtractionSource): { system: string; text: string } {
+  return {
+    system: renderTemplate(templates.system, {}).trimEnd(),
+    text: renderTemplate(templates.input, {
+      session_id: source.sessionId,
+      session_title: source.title.replace(/\s+/g, " ") || "(untitled)",
+      cwd: source.cwd || "(unknown)",
+      updated_at: new Date(source.updatedAt).toISOString(),
+      transcript: source.transcript,
+    }).trimEnd(),
+  }
+}
+
+export interface ExtractedMemory {
+  rawMemory: string
+  rolloutSummary: string
+  slug: string | null
+  cwd: string | null
+}
+
+export type ExtractionResult =
+  | { type: "memory"; memory: ExtractedMemory; redactions: Record<string, number> }
+  | { type: "empty" }
+  | { type: "invalid"; reason: string }
+
+/**
+ * Checks an answer. Blank fields mean "nothing to remember"; a malformed answer or an echo of
+ * the prompt fails the job (and is retried), so nothing half-formed is stored. What is kept is
+ * redacted again: the model may have written a secret back out.
+ */
+export function parseExtraction(templates: ExtractionTemplates, answer: unknown, cwd: string): ExtractionResult {
+  const value = typeof answer === "string" ? parseJson(answer) : answer
+  if (value === undefined) return { type: "invalid", reason: "the extractor's answer is not valid JSON" }
+  const parsed = answerSchema.safeParse(value)
+  if (!parsed.success) {
+    return { type: "invalid", reason: `the extractor's answer does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join(".") || "answer"} ${i.message}`).join("; ")}` }
+  }
+  const summary = parsed.data.rollout_summary.trim()
+  const raw = parsed.data.raw_memory.trim()
+  if (!summary || !raw) return { type: "empty" }
+  const answerText = collapseSpace(`${summary}\n${raw}`)
+  const echo = templates.echoes.find((sentence) => answerText.includes(sentence))
+  if (echo) return { type: "invalid", reason: `the extractor echoed its instructions ("${echo.slice(0, 60)}...")` }
+  const safeSummary = redact(summary)
+  const safeRaw = redact(raw)
+  const counts: Record<string, number> = { ...safeSummary.counts }
+  for (const [key, n] of Object.entries(safeRaw.counts)) counts[key] = (counts[key] ?? 0) + n
+  return {
+    type: "memory",
+    memory: { rawMemory: safeRaw.text, rolloutSummary: safeSummary.text, slug: cleanSlug(parsed.data.rollout_slug), cwd: cwd ? path.normalize(cwd) : null },
+    redactions: counts,
+  }
+}
+
+/** Lowercase letters, digits and dashes, at most SLUG_MAX; null when nothing usable is left. */
+export function cleanSlug(slug: string | null | undefined): string | null {
+  const clean = (slug ?? "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, "")
+  return clean || null
+}
+
+/** Line breaks and runs of spaces as single spaces, so a re-wrapped echo is still found. */
+function collapseSpace(text: string): string {
+  return text.replace(/\s+/g, " ")
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,102 @@
+// One claimed session, start to finish: load its messages, render and budget the transcript,
+// ask a tool-less helper agent for the record, store the outcome, delete the helper session.
+// Every exit updates the job through its ownership token; an abort gives the job back.
+import { STAGE_ONE } from "../constants.js"
+import { errorMessage, type Diagnostics } from "../diagnostics.js"
+import type { Host, HostSession, ModelRef } from "../host.js"
+import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
+import { renderTranscript } from "./transcript.js"
+import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionTemplates } from "./extract.js"
+import { helperMetadata, helperTitle } from "./helper-sessions.js"
+import type { JobResult } from "./phase1.js"
+
+type Claim = Extract<Stage1ClaimOutcome, { type: "claimed" }>
+
+export interface ExtractionContext {
+  host: Host
+  jobs: Stage1Jobs
+  now: () => number
+  diagnostics: Diagnostics
+  templates: ExtractionTemplates
+  memoryRoot: string
+  helperSessions: Set<string>
+  extractionModel: () => ModelRef | undefined
+  /** Aborted on dispose. */
+  signal: AbortSignal
+}
+
+export const EXTRACT_AGENT = "memorize-extract"
+
+export async function runExtraction(ctx: ExtractionContext, claim: Claim, session: HostSession): Promise<JobResult> {
+  const { jobs, diagnostics } = ctx
+  const id = claim.sessionId
+  const finish = (ok: boolean, outcome: JobResult["outcome"], detail?: string): JobResult =>
+    ok ? { sessionId: id, outcome, ...(detail ? { detail } : {}) } : { sessionId: id, outcome: "lost_ownership" }
+  try {
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(STAGE_ONE.EXTRACTION_TIMEOUT_MS)])
+    const messages = await ctx.host.loadMessages(id, signal)
+    if (messages.length === 0) {
+      // A session with no messages yet teaches nothing; an existing record is kept (retry later).
+      return jobs.hasOutput(id)
+        ? finish(jobs.fail(id, claim.token, "the session's transcript came back empty"), "failed", "empty transcript")
+        : finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
+    }
+    const model = ctx.extractionModel()
+    const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
+    const transcript = renderTranscript(messages as never, { maxTokens: transcriptBudget(contextLimit) })
+    const prompt = renderExtractionPrompt(ctx.templates, {
+      sessionId: id,
+      title: session.title,
+      cwd: session.directory,
+      updatedAt: claim.watermark,
+      transcript: transcript.text,
+    })
+    const reply = await askHelper(ctx, id, { ...prompt, model }, signal)
+    if (reply.error) return finish(jobs.fail(id, claim.token, `extraction model failed: ${reply.error}`), "failed", reply.error)
+    const result = parseExtraction(ctx.templates, reply.structured, session.directory)
+    if (result.type === "invalid") return finish(jobs.fail(id, claim.token, result.reason), "failed", result.reason)
+    if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
+    return finish(jobs.succeed(id, claim.token, result.memory), "stored")
+  } catch (error) {
+    if (ctx.signal.aborted) return finish(jobs.release(id, claim.token), "released")
+    diagnostics.report("warn", "phase1", `extraction of ${id} failed: ${errorMessage(error)}`)
+    return finish(jobs.fail(id, claim.token, errorMessage(error)), "failed", errorMessage(error))
+  }
+}
+
+/** 70% of the model's context window when it is known, else Codex's 150,000-token fallback. */
+export function transcriptBudget(contextLimit: number | undefined): number {
+  if (!contextLimit || contextLimit <= 0) return STAGE_ONE.DEFAULT_TRANSCRIPT_TOKENS
+  return Math.max(1_000, Math.floor((contextLimit * STAGE_ONE.CONTEXT_WINDOW_PERCENT) / 100) - STAGE_ONE.PROMPT_RESERVE_TOKENS)
+}
+
+/** Runs one prompt in a fresh helper session and always tries to delete that session after. */
+async function askHelper(
+  ctx: ExtractionContext,
+  sourceId: string,
+  prompt: { system: string; text: string; model: ModelRef | undefined },
+  signal: AbortSignal,
+): Promise<{ structured?: unknown; error?: string }> {
+  const { host, memoryRoot } = ctx
+  const helper = await host.createSession(
+    { directory: memoryRoot, title: helperTitle("extract", sourceId), metadata: helperMetadata("extract", sourceId, ctx.now()) },
+    signal,
+  )
+  ctx.helperSessions.add(helper.id)
+  const onAbort = () => void host.abortSession(helper.id, memoryRoot).catch(() => undefined)
+  signal.addEventListener("abort", onAbort, { once: true })
+  try {
+    const reply = await host.prompt(
+      helper.id,
+      { directory: memoryRoot, agent: EXTRACT_AGENT, ...(prompt.model ? { model: prompt.model } : {}), system: prompt.system, text: prompt.text, schema: EXTRACTION_SCHEMA },
+      signal,
+    )
+    if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000) }
+    return { structured: reply.structured ?? reply.text }
+  } finally {
+    signal.removeEventListener("abort", onAbort)
+    const deleted = await host.deleteSession(helper.id, memoryRoot).catch(() => false)
+    if (!deleted) ctx.diagnostics.report("warn", "phase1", `helper session ${helper.id} could not be deleted; it will be cleaned up later`)
+    ctx.helperSessions.delete(helper.id)
+  }
+}

@@ -1,0 +1,35 @@
+// The plugin's own helper sessions (extraction, consolidation) are ordinary OpenCode sessions.
+// They carry both a generated title and a metadata marker: discovery skips them, the read path
+// injects nothing into them, and leftovers from a crashed process are recognised and deleted.
+import type { Host, HostSession } from "../host.js"
+
+export const HELPER_MARKER = "opencode-codex-memory"
+export type HelperRole = "extract" | "consolidate"
+
+const TITLE = /^\[codex-memory\] (extract|consolidate)( ses_[A-Za-z0-9]+)?$/
+/** Leftovers younger than this may still be running in another process. */
+export const HELPER_STALE_MS = 90 * 60 * 1000
+
+export function helperTitle(role: HelperRole, sourceId?: string): string {
+  return `[codex-memory] ${role}${sourceId ? ` ${sourceId}` : ""}`
+}
+
+export function helperMetadata(role: HelperRole, sourceId: string | undefined, createdAt: number): Record<string, unknown> {
+  return { [HELPER_MARKER]: { role, ...(sourceId ? { source: sourceId } : {}), pid: process.pid, createdAt } }
+}
+
+/** Both signs are required: a user's session that merely has a similar title is never touched. */
+export function isHelperSession(session: Pick<HostSession, "title" | "metadata">): boolean {
+  return TITLE.test(session.title) && typeof session.metadata?.[HELPER_MARKER] === "object"
+}
+
+/** Deletes helper sessions older than HELPER_STALE_MS; returns how many were deleted. */
+export async function deleteLeftoverHelpers(host: Host, now: number, signal: AbortSignal): Promise<number> {
+  const sessions = await host.listRootSessions({ signal, search: "[codex-memory]" })
+  let deleted = 0
+  for (const session of sessions) {
+    if (!isHelperSession(session) || now - session.updatedAt < HELPER_STALE_MS) continue
+    if (await host.deleteSession(session.id, session.directory)) deleted++
+  }
+  return deleted
+}

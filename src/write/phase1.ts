@@ -1,0 +1,164 @@
+// Phase 1: find finished sessions, claim a few, and extract each into a memory record, in the
+// background. A pass is one linear run:
+//   1. skip when disabled, disposed, already running, or within 30 s of a pass that claimed work
+//   2. discover root sessions of every project (cached 30 s; any error skips the pass)
+//   3. keep the eligible ones, newest first
+//   4. claim up to max_rollouts_per_startup in the database (also the cap across processes)
+//   5. extract each claimed session; store the record, "nothing to remember", or the failure
+// Nothing here is awaited by a user's turn; dispose() aborts it and gives claimed jobs back.
+import type { Diagnostics } from "../diagnostics.js"
+import { errorMessage } from "../diagnostics.js"
+import type { Host, HostSession, ModelRef } from "../host.js"
+import type { MemoryOptions } from "../options.js"
+import type { Stage1Jobs } from "../store/stage1-jobs.js"
+import { STAGE_ONE } from "../constants.js"
+import { runExtraction } from "./extraction-job.js"
+import type { ExtractionTemplates } from "./extract.js"
+import { isHelperSession } from "./helper-sessions.js"
+
+export interface Phase1Deps {
+  host: Host
+  options: MemoryOptions
+  now: () => number
+  diagnostics: Diagnostics
+  templates: ExtractionTemplates
+  memoryRoot: string
+  /** The job table, once the database is open. */
+  jobs: () => Stage1Jobs | undefined
+  /** Sessions whose memory mode is not "enabled". */
+  excludedSessions: () => ReadonlySet<string>
+  /** Helper sessions this instance started: the read path skips them while they run. */
+  helperSessions: Set<string>
+  /** extract_model, else OpenCode's small_model; undefined leaves the choice to OpenCode. */
+  extractionModel: () => ModelRef | undefined
+  /** Identifies this process in job rows. */
+  workerId: string
+}
+
+export type PassReport =
+  | { type: "skipped"; reason: "disabled" | "disposed" | "in_flight" | "gate" | "no_store" }
+  | { type: "discovery_failed"; error: string }
+  | { type: "done"; eligible: number; claimed: number; results: JobResult[] }
+
+export type JobResult = { sessionId: string; outcome: "stored" | "nothing_to_remember" | "failed" | "released" | "lost_ownership"; detail?: string }
+
+export class Phase1 {
+  private readonly shutdown = new AbortController()
+  private inFlight: Promise<PassReport> | undefined
+  private lastClaimingPass = Number.NEGATIVE_INFINITY
+  private discovered: { at: number; sessions: HostSession[] } | undefined
+  private readonly seenSessions = new Set<string>()
+  private readonly lastIdle = new Map<string, number>()
+
+  constructor(private readonly deps: Phase1Deps) {}
+
+  /** A user's message: the first one of each session starts a pass. */
+  onChatMessage(sessionId: string): void {
+    if (this.seenSessions.has(sessionId)) return
+    this.seenSessions.add(sessionId)
+    this.trigger(sessionId)
+  }
+
+  /** `session.status` idle and the older `session.idle` both report the same moment: count it once. */
+  onIdle(sessionId: string): void {
+    const now = this.deps.now()
+    const last = this.lastIdle.get(sessionId)
+    this.lastIdle.set(sessionId, now)
+    if (last !== undefined && now - last < STAGE_ONE.IDLE_DEDUPE_MS) return
+    this.trigger(sessionId)
+  }
+
+  /** Starts a pass in the background; its failures become diagnostics. */
+  trigger(currentSessionId?: string): void {
+    void this.pass(currentSessionId).catch((error) => this.deps.diagnostics.error("phase1", error))
+  }
+
+  pass(currentSessionId?: string): Promise<PassReport> {
+    if (this.inFlight) return Promise.resolve({ type: "skipped", reason: "in_flight" })
+    const run = this.run(currentSessionId).finally(() => {
+      this.inFlight = undefined
+    })
+    this.inFlight = run
+    return run
+  }
+
+  /** Aborts extraction in flight; the jobs are given back without spending a retry. */
+  async dispose(): Promise<void> {
+    this.shutdown.abort(new Error("the plugin is shutting down"))
+    await this.inFlight?.catch(() => undefined)
+  }
+
+  private async run(currentSessionId: string | undefined): Promise<PassReport> {
+    const { options, now, diagnostics } = this.deps
+    if (!options.generate_memories) return { type: "skipped", reason: "disabled" }
+    if (this.shutdown.signal.aborted) return { type: "skipped", reason: "disposed" }
+    if (now() - this.lastClaimingPass < STAGE_ONE.PASS_GATE_MS) return { type: "skipped", reason: "gate" }
+    const jobs = this.deps.jobs()
+    if (!jobs) return { type: "skipped", reason: "no_store" }
+
+    let sessions: HostSession[]
+    try {
+      sessions = await this.discover()
+    } catch (error) {
+      diagnostics.report("warn", "phase1", `session discovery failed; skipping this pass: ${errorMessage(error)}`)
+      return { type: "discovery_failed", error: errorMessage(error) }
+    }
+
+    const eligible = eligibleSessions(sessions, {
+      now: now(),
+      currentSessionId,
+      maxAgeDays: options.max_rollout_age_days,
+      minIdleHours: options.min_rollout_idle_hours,
+      excluded: this.deps.excludedSessions(),
+    }).filter((session) => !jobs.isUpToDate(session.id, session.updatedAt))
+    const claims = jobs.claimMany(
+      eligible.map((session) => ({ sessionId: session.id, updatedAt: session.updatedAt })),
+      { workerId: this.deps.workerId, maxClaims: options.max_rollouts_per_startup, maxRunning: options.max_rollouts_per_startup },
+    )
+    if (claims.length === 0) return { type: "done", eligible: eligible.length, claimed: 0, results: [] }
+    this.lastClaimingPass = now()
+    diagnostics.report("info", "phase1", `claimed ${claims.length} of ${eligible.length} eligible session(s) for extraction`)
+
+    const byId = new Map(eligible.map((session) => [session.id, session]))
+    const results = await Promise.all(
+      claims.map((claim) =>
+        runExtraction({ ...this.deps, jobs, signal: this.shutdown.signal }, claim, byId.get(claim.sessionId)!),
+      ),
+    )
+    return { type: "done", eligible: eligible.length, claimed: claims.length, results }
+  }
+
+  private async discover(): Promise<HostSession[]> {
+    const now = this.deps.now()
+    if (this.discovered && now - this.discovered.at < STAGE_ONE.DISCOVERY_CACHE_MS) return this.discovered.sessions
+    const signal = AbortSignal.any([this.shutdown.signal, AbortSignal.timeout(STAGE_ONE.DISCOVERY_TIMEOUT_MS)])
+    const sessions = await this.deps.host.listRootSessions({ signal })
+    this.discovered = { at: now, sessions }
+    return sessions
+  }
+}
+
+export interface EligibilityRules {
+  now: number
+  currentSessionId: string | undefined
+  maxAgeDays: number
+  minIdleHours: number
+  excluded: ReadonlySet<string>
+}
+
+/** Codex's rules: not the current session, recent enough, idle long enough, mode enabled; newest first. */
+export function eligibleSessions(sessions: readonly HostSession[], rules: EligibilityRules): HostSession[] {
+  const oldest = rules.now - rules.maxAgeDays * 86_400_000
+  const newest = rules.now - rules.minIdleHours * 3_600_000
+  return sessions
+    .filter(
+      (s) =>
+        s.id !== rules.currentSessionId &&
+        !s.parentId &&
+        s.updatedAt >= oldest &&
+        s.updatedAt <= newest &&
+        !rules.excluded.has(s.id) &&
+        !isHelperSession(s),
+    )
+    .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1))
+}

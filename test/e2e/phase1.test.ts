@@ -1,0 +1,140 @@
+// Phase 1 on a real OpenCode: finished sessions in two projects are discovered across projects,
+// extracted through OpenCode's StructuredOutput path by the memorize-extract helper, and stored;
+// the helper sessions are deleted; a malformed answer fails its job with a retry scheduled; and
+// the user's own turn returns while extraction is still running in the background.
+import fs from "node:fs"
+import path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { openDatabase } from "../../src/store/database.js"
+import { FakeLlm, contentText, systemTexts, type ChatRequest } from "./support/fake-llm.js"
+import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { ServerApi } from "./support/server-api.js"
+
+const HOUR = 3_600_000
+
+function query<T>(sandbox: Sandbox, sql: string): T[] {
+  const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
+  try {
+    return db.prepare(sql).all<T>()
+  } finally {
+    db.close()
+  }
+}
+
+/** The transcript the extractor was given, from the structured request's user message. */
+function userText(request: ChatRequest): string {
+  return request.messages.filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
+}
+
+describe("phase 1 on a real OpenCode", () => {
+  let llm: FakeLlm
+  let sandbox: Sandbox
+  let server: ServeHandle
+  let projectA: ServerApi
+  const finished: Record<string, string> = {}
+  let triggerReturnedWith: { outputs: number; helpers: number }
+
+  beforeAll(async () => {
+    llm = await FakeLlm.start()
+    // The finished sessions come from an earlier OpenCode run without the plugin, as when a user
+    // installs it after months of work; then OpenCode starts again with it.
+    sandbox = await createSandbox({
+      llmUrl: llm.url,
+      plugins: [],
+      configScope: "global",
+      // Seven hours ahead: the sessions made below look idle for longer than min_rollout_idle_hours.
+      env: { OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS: String(7 * HOUR) },
+    })
+    const otherProject = path.join(sandbox.root, "other-project")
+    fs.mkdirSync(otherProject)
+    const earlier = await startServe(sandbox)
+    for (const [directory, name, fact] of [
+      [sandbox.projectDir, "alpha", "ALPHA-FACT: the alpha service builds with bazel"],
+      [otherProject, "beta", "BETA-FACT: beta deploys need the vpn"],
+      [sandbox.projectDir, "gamma", "GAMMA-FACT: gamma tests need MALFORMED output"],
+    ] as const) {
+      const api = new ServerApi(earlier.url, directory)
+      const { id } = await api.createSession(`${name} work`)
+      await api.prompt(id, fact)
+      finished[name] = id
+    }
+    await earlier.stop()
+
+    const configFile = path.join(sandbox.configHome, "opencode", "opencode.json")
+    const config = JSON.parse(fs.readFileSync(configFile, "utf8"))
+    config.plugin = [[defaultPluginSpec(), { max_rollouts_per_startup: 3 }]]
+    fs.writeFileSync(configFile, JSON.stringify(config, null, 2))
+    server = await startServe(sandbox)
+    projectA = new ServerApi(server.url, sandbox.projectDir)
+
+    llm.structuredDelayMs = 300
+    llm.setStructuredHandler((request) => {
+      const text = userText(request)
+      if (text.includes("GAMMA-FACT")) return { rollout_summary: 42, raw_memory: ["not", "text"] }
+      const fact = /(ALPHA|BETA)-FACT: [^\n"]*/.exec(text)?.[0] ?? "unknown"
+      return { rollout_summary: `Worked on ${fact}.`, raw_memory: `---\ndescription: ${fact}\n---\n- ${fact}`, rollout_slug: fact.slice(0, 10).toLowerCase() }
+    })
+
+    // A new session's first message starts a pass; the user's turn must not wait for it.
+    const trigger = await projectA.createSession("new work")
+    await projectA.prompt(trigger.id, "a new task")
+    triggerReturnedWith = {
+      outputs: query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]?.n ?? 0,
+      helpers: llm.requests().filter((r) => r.kind === "structured").length,
+    }
+    await waitFor(() => query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM jobs WHERE kind = 'memory_stage1' AND status <> 'running'")[0]?.n === 3, {
+      timeoutMs: 90_000,
+      message: "the three extraction jobs did not finish",
+    }).catch((error) => {
+      const logs = server.stderr().split("\n").filter((line) => /codex-memory|ERROR|err_|rror/.test(line)).slice(-40).join("\n")
+      throw new Error(`${error.message}\njobs: ${JSON.stringify(query(sandbox, "SELECT * FROM jobs"))}\nplugin log:\n${logs}`)
+    })
+  })
+
+  afterAll(async () => {
+    await server?.stop()
+    await sandbox?.cleanup()
+    await llm?.close()
+  })
+
+  it("stores a record for each finished session of both projects", () => {
+    const rows = query<{ session_id: string; rollout_summary: string; raw_memory: string; cwd: string }>(sandbox, "SELECT session_id, rollout_summary, raw_memory, cwd FROM stage1_outputs ORDER BY session_id")
+    expect(rows.map((r) => r.session_id).sort()).toEqual([finished.alpha, finished.beta].sort())
+    const alpha = rows.find((r) => r.session_id === finished.alpha)!
+    expect(alpha.raw_memory).toContain("ALPHA-FACT: the alpha service builds with bazel")
+    expect(alpha.cwd).toBe(sandbox.projectDir)
+    expect(rows.find((r) => r.session_id === finished.beta)!.cwd).toBe(path.join(sandbox.root, "other-project"))
+  })
+
+  it("asked the extractor through StructuredOutput, with the transcript as data", () => {
+    const structured = llm.requests().filter((r) => r.kind === "structured")
+    expect(structured.length).toBeGreaterThanOrEqual(3)
+    for (const request of structured) {
+      expect(systemTexts(request.body).join("\n")).toContain("Memory extraction: one finished session")
+      // The extractor has no tools but the structured-output one.
+      expect((request.body.tools ?? []).map((t) => t.function?.name)).toEqual(["StructuredOutput"])
+    }
+    expect(structured.some((r) => userText(r.body).includes("===== TRANSCRIPT BEGINS ====="))).toBe(true)
+  })
+
+  it("fails the malformed answer's job and schedules a retry", () => {
+    const [gamma] = query<{ status: string; retry_remaining: number; retry_at: number; last_error: string }>(sandbox, `SELECT status, retry_remaining, retry_at, last_error FROM jobs WHERE job_key = '${finished.gamma}'`)
+    expect(gamma).toMatchObject({ status: "failed", retry_remaining: 2 })
+    expect(gamma!.retry_at).toBeGreaterThan(Date.now() + 7 * HOUR + 30 * 60_000)
+    expect(gamma!.last_error.length).toBeGreaterThan(0)
+  })
+
+  it("deleted every helper session", async () => {
+    const response = await fetch(`${server.url}/experimental/session?roots=true&directory=&search=${encodeURIComponent("[codex-memory]")}`)
+    expect(await response.json()).toEqual([])
+  })
+
+  it("queued phase 2 in the same transactions", () => {
+    expect(query(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")).toEqual([{ status: "pending" }])
+  })
+
+  it("never made the user's turn wait for extraction", () => {
+    // The turn that started the pass had returned before any record was stored.
+    expect(triggerReturnedWith.outputs).toBe(0)
+  })
+})

@@ -1,0 +1,79 @@
+// An in-memory Host: sessions, their messages, and a scripted helper model. Tests and benchmarks
+// drive the core through it exactly as the OpenCode adapter would.
+import type { HelperPrompt, HelperReply, Host, HostSession, LogLevel, ModelRef } from "../../src/host.js"
+
+export interface FakeLog {
+  level: LogLevel
+  message: string
+}
+
+export type Responder = (sessionId: string, prompt: HelperPrompt, signal: AbortSignal) => Promise<HelperReply> | HelperReply
+
+export class FakeHost implements Host {
+  readonly kind = "opencode1" as const
+  readonly logs: FakeLog[] = []
+  readonly sessions = new Map<string, HostSession>()
+  readonly messages = new Map<string, unknown[]>()
+  readonly prompts: Array<{ sessionId: string; prompt: HelperPrompt }> = []
+  readonly deleted: string[] = []
+  readonly aborted: string[] = []
+  listCalls = 0
+  failListing: Error | undefined
+  contextLimits = new Map<string, number>()
+  responder: Responder = () => ({ text: "", structured: { rollout_summary: "", raw_memory: "", rollout_slug: "" } })
+  private nextId = 1
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  addSession(session: Partial<HostSession> & { id: string }, messages: unknown[] = []): HostSession {
+    const full: HostSession = { title: session.id, directory: "/project", createdAt: this.now(), updatedAt: this.now(), ...session }
+    this.sessions.set(full.id, full)
+    this.messages.set(full.id, messages)
+    return full
+  }
+
+  async log(level: LogLevel, message: string): Promise<void> {
+    this.logs.push({ level, message })
+  }
+
+  async listRootSessions(options: { signal: AbortSignal; search?: string }): Promise<HostSession[]> {
+    this.listCalls++
+    if (this.failListing) throw this.failListing
+    options.signal.throwIfAborted()
+    return [...this.sessions.values()]
+      .filter((s) => !s.parentId && (!options.search || s.title.toLowerCase().includes(options.search.toLowerCase())))
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+  }
+
+  async loadMessages(sessionId: string): Promise<unknown[]> {
+    const messages = this.messages.get(sessionId)
+    if (!messages) throw new Error(`no session ${sessionId}`)
+    return messages
+  }
+
+  async createSession(input: { directory: string; title: string; metadata: Record<string, unknown> }): Promise<{ id: string }> {
+    const id = `ses_helper${this.nextId++}`
+    this.addSession({ id, title: input.title, directory: input.directory, metadata: input.metadata })
+    return { id }
+  }
+
+  async prompt(sessionId: string, prompt: HelperPrompt, signal: AbortSignal): Promise<HelperReply> {
+    this.prompts.push({ sessionId, prompt })
+    return this.responder(sessionId, prompt, signal)
+  }
+
+  async abortSession(sessionId: string): Promise<void> {
+    this.aborted.push(sessionId)
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    this.deleted.push(sessionId)
+    this.sessions.delete(sessionId)
+    this.messages.delete(sessionId)
+    return true
+  }
+
+  async contextLimit(model: ModelRef): Promise<number | undefined> {
+    return this.contextLimits.get(`${model.providerID}/${model.modelID}`)
+  }
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest"
+import { deleteLeftoverHelpers, helperMetadata, helperTitle, isHelperSession } from "../../src/write/helper-sessions.js"
+import { FakeHost } from "../fakes/host.js"
+
+const NOW = Date.UTC(2026, 10, 30, 12)
+const MINUTE = 60_000
+
+describe("helper sessions", () => {
+  it("are recognised only by their title and their marker together", () => {
+    const title = helperTitle("extract", "ses_abc")
+    const metadata = helperMetadata("extract", "ses_abc", NOW)
+    expect(isHelperSession({ title, metadata })).toBe(true)
+    expect(isHelperSession({ title })).toBe(false)
+    expect(isHelperSession({ title: "my own [codex-memory] notes", metadata })).toBe(false)
+    expect(isHelperSession({ title: helperTitle("consolidate"), metadata: helperMetadata("consolidate", undefined, NOW) })).toBe(true)
+  })
+
+  it("leftovers older than 90 minutes are deleted, younger ones and look-alikes are kept", async () => {
+    const host = new FakeHost(() => NOW)
+    const mark = helperMetadata("extract", "ses_x", NOW)
+    host.addSession({ id: "ses_stale", title: helperTitle("extract", "ses_x"), metadata: mark, updatedAt: NOW - 91 * MINUTE })
+    host.addSession({ id: "ses_fresh", title: helperTitle("extract", "ses_y"), metadata: mark, updatedAt: NOW - 30 * MINUTE })
+    host.addSession({ id: "ses_user", title: helperTitle("extract", "ses_z"), updatedAt: NOW - 300 * MINUTE })
+    expect(await deleteLeftoverHelpers(host, NOW, AbortSignal.timeout(1_000))).toBe(1)
+    expect(host.deleted).toEqual(["ses_stale"])
+  })
+})
