@@ -71,3 +71,19 @@ export const STAGE_ONE = Object.freeze({
   /** Room kept for the instructions around the transcript. */
   PROMPT_RESERVE_TOKENS: 4_000,
 })
+
+/** Phase-2 job timings; the cooldown is JOBS.PHASE2_COOLDOWN_MS. */
+export const STAGE_TWO = Object.freeze({
+  /** stage_two::JOB_LEASE_SECONDS: a consolidation lease lasts 1 h unless heartbeated. */
+  JOB_LEASE_MS: 60 * 60 * 1000,
+  /** stage_two::JOB_HEARTBEAT_SECONDS: how often a running consolidator extends its lease. */
+  HEARTBEAT_MS: 90_000,
+  /** stage_two::JOB_RETRY_DELAY_SECONDS: backoff after a failure. */
+  RETRY_DELAY_MS: 60 * 60 * 1000,
+  /** PRUNE_BATCH_SIZE: stale outputs deleted per retention pass, at most. */
+  PRUNE_BATCH: 200,
+  /** The same bound on a job row's last_error as phase 1's. */
+  LAST_ERROR_MAX_CHARS: STAGE_ONE.LAST_ERROR_MAX_CHARS,
+  /** The consolidation agent's whole run, at most; the lease is heartbeaten meanwhile. */
+  AGENT_TIMEOUT_MS: 30 * 60 * 1000,
+})

@@ -146,7 +146,7 @@ export class Stage1Jobs {
            WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
         )
         .run({ id: sessionId, watermark, raw: output.rawMemory, summary: output.rolloutSummary, slug: output.slug, cwd: output.cwd, now })
-      this.enqueue(watermark)
+      queuePhase2(this.db, watermark)
       return true
     })
   }
@@ -157,7 +157,7 @@ export class Stage1Jobs {
       const watermark = this.finish(sessionId, token, this.now())
       if (watermark === undefined) return false
       const deleted = this.db.prepare("DELETE FROM stage1_outputs WHERE session_id = $id").run({ id: sessionId }).changes
-      if (deleted > 0) this.enqueue(watermark)
+      if (deleted > 0) queuePhase2(this.db, watermark)
       return true
     })
   }
@@ -215,23 +215,7 @@ export class Stage1Jobs {
    * from an older session. Cooldown, lease and token are never touched.
    */
   enqueuePhase2(watermark: number): void {
-    immediate(this.db, () => this.enqueue(watermark))
-  }
-
-  private enqueue(watermark: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO jobs (kind, job_key, status, retry_remaining, input_watermark)
-         VALUES ($kind, $key, 'pending', $retries, $watermark)
-         ON CONFLICT (kind, job_key) DO UPDATE SET
-           status = CASE WHEN status = 'running' THEN 'running' ELSE 'pending' END,
-           retry_at = CASE WHEN status = 'running' THEN retry_at ELSE NULL END,
-           input_watermark = CASE
-             WHEN input_watermark IS NULL OR excluded.input_watermark > input_watermark THEN excluded.input_watermark
-             ELSE input_watermark + 1
-           END`,
-      )
-      .run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, retries: JOBS.RETRIES, watermark })
+    immediate(this.db, () => queuePhase2(this.db, watermark))
   }
 
   /** Marks an owned running job done at its claimed watermark; undefined when `token` does not own it. */
@@ -265,10 +249,28 @@ export class Stage1Jobs {
   }
 }
 
+/**
+ * The body of enqueuePhase2, for callers already inside a transaction (stage-1 successes here,
+ * forgetting a session in phase2-jobs.ts).
+ */
+export function queuePhase2(db: SqlDatabase, watermark: number): void {
+  db.prepare(
+    `INSERT INTO jobs (kind, job_key, status, retry_remaining, input_watermark)
+     VALUES ($kind, $key, 'pending', $retries, $watermark)
+     ON CONFLICT (kind, job_key) DO UPDATE SET
+       status = CASE WHEN status = 'running' THEN 'running' ELSE 'pending' END,
+       retry_at = CASE WHEN status = 'running' THEN retry_at ELSE NULL END,
+       input_watermark = CASE
+         WHEN input_watermark IS NULL OR excluded.input_watermark > input_watermark THEN excluded.input_watermark
+         ELSE input_watermark + 1
+       END`,
+  ).run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, retries: JOBS.RETRIES, watermark })
+}
+
 const isLive = (leaseUntil: number | null, now: number): boolean => leaseUntil !== null && leaseUntil > now
 
 /** Cuts `text` to `max` UTF-16 units without splitting a surrogate pair. */
-function cut(text: string, max: number): string {
+export function cut(text: string, max: number): string {
   if (text.length <= max) return text
   const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max
   return text.slice(0, end)

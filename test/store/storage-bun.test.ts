@@ -1,8 +1,9 @@
-// The storage and stage-1 job suites on Bun's driver, bun:sqlite, run inside the opencode binary
-// acting as Bun.
+// The storage, stage-1 and phase-2 job suites on Bun's driver, bun:sqlite, run inside the
+// opencode binary acting as Bun.
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
+import { phase2Cases } from "./phase2-suite.js"
 import { stage1Cases } from "./stage1-suite.js"
 import { storageCases } from "./storage-suite.js"
 
@@ -40,5 +41,9 @@ describe("storage on bun:sqlite", () => {
 
   describe("stage-1 jobs", () => {
     for (const testCase of stage1Cases) it(testCase.name, check(testCase.name))
+  })
+
+  describe("phase-2 jobs", () => {
+    for (const testCase of phase2Cases) it(testCase.name, check(testCase.name))
   })
 })

@@ -1,0 +1,309 @@
+// Phase-2 job rules (Codex: try_claim_global_phase2_job, the mark_global_phase2_job_* family,
+// get_phase2_input_selection, delete_thread_memory and prune_stage1_outputs_for_retention). One
+// global row serialises consolidation across every OpenCode process sharing the home: a claim is
+// one IMMEDIATE transaction, and every change after it proves ownership with the claim's token,
+// so a consolidator whose lease was taken over can no longer write.
+import { randomUUID } from "node:crypto"
+import { JOBS, STAGE_TWO } from "../constants.js"
+import { immediate } from "./database.js"
+import type { SqlDatabase } from "./sqlite.js"
+import { cut, queuePhase2 } from "./stage1-jobs.js"
+
+export type Phase2ClaimOutcome =
+  | { type: "claimed"; token: string; watermark: number }
+  /** Nothing queued: no row yet, or a finished row that nothing was enqueued onto since. */
+  | { type: "skipped_not_queued" }
+  /** Another owner holds a live lease. */
+  | { type: "skipped_running" }
+  /** The last clean success is less than 6 h old. */
+  | { type: "skipped_cooldown"; until: number }
+  /** A failure's retry delay is not over. */
+  | { type: "skipped_retry_backoff"; until: number }
+
+export type Phase2Claim = Extract<Phase2ClaimOutcome, { type: "claimed" }>
+
+/** One stage-1 output as phase 2 consumes it. */
+export interface Phase2Input {
+  sessionId: string
+  sourceUpdatedAt: number
+  rawMemory: string
+  rolloutSummary: string
+  slug: string | null
+  cwd: string | null
+  usageCount: number
+  lastUsage: number | null
+  generatedAt: number
+}
+
+/** The snapshot a consolidation read: an output is identified by its session and its version. */
+export interface Phase2Snapshot {
+  sessionId: string
+  sourceUpdatedAt: number
+}
+
+interface JobState {
+  status: string
+  lease_until: number | null
+  retry_at: number | null
+  input_watermark: number | null
+  last_success_at: number | null
+}
+
+interface OutputRow {
+  session_id: string
+  source_updated_at: number
+  raw_memory: string
+  rollout_summary: string
+  rollout_slug: string | null
+  cwd: string | null
+  usage_count: number
+  last_usage: number | null
+  generated_at: number
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+/** What trim() removes when deciding that an output is blank (SQLite's default is spaces only). */
+const BLANK = " \t\r\n"
+/** The global row's key, and the condition every change after a claim adds to it. */
+const ROW = Object.freeze({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY })
+const OWNED = "WHERE kind = $kind AND job_key = $key AND status = 'running' AND ownership_token = $token"
+
+export class Phase2Jobs {
+  constructor(
+    readonly db: SqlDatabase,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** BEGIN IMMEDIATE. Claims the global job: status running, new token, lease now + 1 h, worker id. */
+  claim(workerId: string): Phase2ClaimOutcome {
+    return immediate(this.db, () => {
+      const now = this.now()
+      // Phase 2 runs only when something queued it, so a missing row is not created here (Codex
+      // creates and claims it).
+      const job = this.job()
+      if (job === undefined) return { type: "skipped_not_queued" }
+      if (job.status === "running" && job.lease_until !== null && job.lease_until > now) return { type: "skipped_running" }
+      if (job.retry_at !== null && job.retry_at > now) return { type: "skipped_retry_backoff", until: job.retry_at }
+      // Measured from the last clean success, whatever happened since: a pending row is held back
+      // too, or every phase-1 success would start a consolidation.
+      const cooledAt = job.last_success_at === null ? undefined : job.last_success_at + JOBS.PHASE2_COOLDOWN_MS
+      if (cooledAt !== undefined && cooledAt > now) return { type: "skipped_cooldown", until: cooledAt }
+      if (job.status === "done") return { type: "skipped_not_queued" }
+      const token = randomUUID()
+      // last_error stays visible until a success, as in phase 1.
+      this.db
+        .prepare(
+          `UPDATE jobs SET status = 'running', worker_id = $worker, ownership_token = $token, started_at = $now,
+             lease_until = $lease, retry_at = NULL
+           WHERE kind = $kind AND job_key = $key`,
+        )
+        .run({ ...ROW, worker: workerId, token, now, lease: now + STAGE_TWO.JOB_LEASE_MS })
+      return { type: "claimed", token, watermark: Number(job.input_watermark ?? 0) }
+    })
+  }
+
+  /** Extends the lease by 1 h if the token still owns the running job; false means ownership was lost. */
+  heartbeat(token: string): boolean {
+    return this.owned(token, "lease_until = $lease", { lease: this.now() + STAGE_TWO.JOB_LEASE_MS })
+  }
+
+  /**
+   * Codex's selection: non-blank outputs of enabled sessions (no session_meta row is enabled),
+   * used or, if never used, updated within `maxUnusedDays`; ranked by usage, then recency; the
+   * top `limit`, returned in ascending session id order so that a change of rank does not reorder
+   * the files phase 2 writes. The session filter is a join here (Codex pages through candidates
+   * because its thread modes live in another database).
+   */
+  selectInputs(limit: number, maxUnusedDays: number): Phase2Input[] {
+    // A negative LIMIT would mean no limit to SQLite.
+    const top = Math.max(0, Math.floor(limit))
+    if (top === 0) return []
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM (
+           SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd,
+                  o.usage_count, o.last_usage, o.generated_at
+           FROM stage1_outputs AS o LEFT JOIN session_meta AS m ON m.session_id = o.session_id
+           WHERE COALESCE(m.memory_mode, 'enabled') = 'enabled'
+             AND (trim(o.raw_memory, $blank) <> '' OR trim(o.rollout_summary, $blank) <> '')
+             AND (o.last_usage >= $cutoff OR (o.last_usage IS NULL AND o.source_updated_at >= $cutoff))
+           ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC
+           LIMIT $top
+         ) ORDER BY session_id ASC`,
+      )
+      .all<OutputRow>({ blank: BLANK, cutoff: this.cutoff(maxUnusedDays), top })
+    return rows.map((row) => ({
+      sessionId: row.session_id,
+      sourceUpdatedAt: Number(row.source_updated_at),
+      rawMemory: row.raw_memory,
+      rolloutSummary: row.rollout_summary,
+      slug: row.rollout_slug,
+      cwd: row.cwd,
+      usageCount: Number(row.usage_count),
+      lastUsage: row.last_usage === null ? null : Number(row.last_usage),
+      generatedAt: Number(row.generated_at),
+    }))
+  }
+
+  /**
+   * True when some output was ever consolidated or a clean success exists. Phase 2 uses it to do
+   * nothing, and start no cooldown, on an empty first run.
+   */
+  hasConsolidatedBefore(): boolean {
+    const row = this.db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM stage1_outputs WHERE selected_for_phase2 = 1)
+             OR EXISTS (SELECT 1 FROM jobs WHERE kind = $kind AND job_key = $key AND last_success_at IS NOT NULL) AS consolidated`,
+      )
+      .get<{ consolidated: number }>(ROW)
+    return Number(row?.consolidated ?? 0) === 1
+  }
+
+  /**
+   * Success, in one transaction: the job finishes cleanly (which starts the cooldown), and the
+   * consumed snapshots become the selection the next run is compared with. Input enqueued while
+   * this run worked (input_watermark above the claimed one) leaves the job pending. A consumed
+   * output that phase 1 refreshed meanwhile is marked with the snapshot that was read, so the
+   * next run sees it as changed (Codex matches the exact snapshot and would drop it from the
+   * selection, leaving it unprotected from pruning and forgetting). Returns false, changing
+   * nothing, when the token no longer owns the job.
+   */
+  succeed(token: string, claimedWatermark: number, consumed: ReadonlyArray<Phase2Snapshot>): boolean {
+    return immediate(this.db, () => {
+      if (!this.ownedBy(token)) return false
+      const now = this.now()
+      const newest = consumed.reduce((max, snapshot) => Math.max(max, snapshot.sourceUpdatedAt), claimedWatermark)
+      this.db
+        .prepare(
+          `UPDATE jobs SET status = CASE WHEN COALESCE(input_watermark, 0) > $claimed THEN 'pending' ELSE 'done' END,
+             finished_at = $now, last_success_at = $now, ownership_token = NULL, lease_until = NULL, last_error = NULL,
+             retry_at = NULL, retry_remaining = $retries,
+             last_success_watermark = MAX(COALESCE(last_success_watermark, 0), $newest)
+           WHERE kind = $kind AND job_key = $key`,
+        )
+        .run({ ...ROW, claimed: claimedWatermark, now, retries: JOBS.RETRIES, newest })
+      this.db
+        .prepare(
+          `UPDATE stage1_outputs SET selected_for_phase2 = 0, selected_for_phase2_source_updated_at = NULL
+           WHERE selected_for_phase2 <> 0 OR selected_for_phase2_source_updated_at IS NOT NULL`,
+        )
+        .run()
+      // An output is only ever replaced by a newer one, so ">=" finds the consumed snapshot or its successor.
+      const mark = this.db.prepare(
+        `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = $at
+         WHERE session_id = $id AND source_updated_at >= $at`,
+      )
+      for (const snapshot of consumed) mark.run({ id: snapshot.sessionId, at: snapshot.sourceUpdatedAt })
+      return true
+    })
+  }
+
+  /**
+   * Nothing to consolidate on a first run: the claim is given back as it was found (pending, or
+   * failed if it carries an error), and no cooldown starts, so the first real input is
+   * consolidated at once.
+   */
+  releaseIdle(token: string): boolean {
+    return this.owned(
+      token,
+      "status = CASE WHEN last_error IS NULL THEN 'pending' ELSE 'failed' END, ownership_token = NULL, lease_until = NULL, retry_at = NULL",
+    )
+  }
+
+  /**
+   * Failure: back off 1 h, spending a retry unless `spendRetry` is false (a provider rate limit).
+   * The count is informational: phase 2 is claimable again after the backoff even at 0, as in
+   * Codex (#19809). The caller redacts `error`.
+   */
+  fail(token: string, error: string, options: { spendRetry?: boolean } = {}): boolean {
+    const now = this.now()
+    return this.owned(
+      token,
+      `status = 'failed', ownership_token = NULL, lease_until = NULL, finished_at = $now, retry_at = $retryAt, last_error = $error,
+       retry_remaining = CASE WHEN $spend = 1 THEN MAX(retry_remaining - 1, 0) ELSE retry_remaining END`,
+      {
+        now,
+        retryAt: now + STAGE_TWO.RETRY_DELAY_MS,
+        error: cut(error, STAGE_TWO.LAST_ERROR_MAX_CHARS),
+        spend: options.spendRetry === false ? 0 : 1,
+      },
+    )
+  }
+
+  /** Shutdown: gives the claim back at once, pending, with no retry spent and no backoff. */
+  release(token: string): boolean {
+    return this.owned(token, "status = 'pending', ownership_token = NULL, lease_until = NULL, retry_at = NULL")
+  }
+
+  /**
+   * The consolidator's helper session could not be confirmed deleted, so it may still be editing
+   * the memory folder: the job stays running under its lease (no other consolidator starts and a
+   * reset is refused until it expires), the error is recorded and a retry spent. The token is
+   * dropped, so neither a heartbeat nor a shutdown release can shorten the lease.
+   */
+  failKeepingLease(token: string, error: string): boolean {
+    return this.owned(
+      token,
+      `ownership_token = NULL, finished_at = $now, last_error = $error, retry_remaining = MAX(retry_remaining - 1, 0)`,
+      { now: this.now(), error: cut(error, STAGE_TWO.LAST_ERROR_MAX_CHARS) },
+    )
+  }
+
+  /**
+   * Forgets a session OpenCode deleted: its output and its stage-1 job go, in one transaction.
+   * Phase 2 is enqueued only if the output was part of the last consolidation, since only then
+   * does the memory folder hold something learned from it.
+   */
+  forgetSession(sessionId: string): { deleted: boolean; queued: boolean } {
+    return immediate(this.db, () => {
+      const output = this.db
+        .prepare("SELECT selected_for_phase2 FROM stage1_outputs WHERE session_id = $id")
+        .get<{ selected_for_phase2: number }>({ id: sessionId })
+      this.db.prepare("DELETE FROM stage1_outputs WHERE session_id = $id").run({ id: sessionId })
+      this.db.prepare("DELETE FROM jobs WHERE kind = $kind AND job_key = $id").run({ kind: JOBS.STAGE1, id: sessionId })
+      const queued = output !== undefined && Number(output.selected_for_phase2) !== 0
+      if (queued) queuePhase2(this.db, this.now())
+      return { deleted: output !== undefined, queued }
+    })
+  }
+
+  /**
+   * Retention: deletes up to `batch` outputs outside the last consolidation whose last use (or
+   * update, if never used) is older than `maxUnusedDays`, stalest first. Their stage-1 jobs are
+   * kept, as in Codex: the job's success watermark is what stops phase 1 from extracting the same
+   * session again and paying a model call for an output that would be pruned again.
+   */
+  pruneUnused(maxUnusedDays: number, batch: number = STAGE_TWO.PRUNE_BATCH): number {
+    const limit = Math.max(0, Math.floor(batch))
+    if (limit === 0) return 0
+    return this.db
+      .prepare(
+        `DELETE FROM stage1_outputs WHERE session_id IN (
+           SELECT session_id FROM stage1_outputs
+           WHERE selected_for_phase2 = 0 AND COALESCE(last_usage, source_updated_at) < $cutoff
+           ORDER BY COALESCE(last_usage, source_updated_at) ASC, source_updated_at ASC, session_id ASC
+           LIMIT $limit
+         )`,
+      )
+      .run({ cutoff: this.cutoff(maxUnusedDays), limit }).changes
+  }
+
+  private cutoff(maxUnusedDays: number): number {
+    return this.now() - Math.max(0, maxUnusedDays) * DAY_MS
+  }
+
+  private job(): JobState | undefined {
+    return this.db
+      .prepare("SELECT status, lease_until, retry_at, input_watermark, last_success_at FROM jobs WHERE kind = $kind AND job_key = $key")
+      .get<JobState>(ROW)
+  }
+
+  private ownedBy(token: string): boolean {
+    return this.db.prepare(`SELECT 1 AS found FROM jobs ${OWNED}`).get({ ...ROW, token }) !== undefined
+  }
+
+  /** Applies `set` to the job if `token` owns it; a single update is atomic on its own. */
+  private owned(token: string, set: string, params: Record<string, string | number> = {}): boolean {
+    return this.db.prepare(`UPDATE jobs SET ${set} ${OWNED}`).run({ ...ROW, ...params, token }).changes > 0
+  }
+}

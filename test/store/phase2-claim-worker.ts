@@ -1,0 +1,18 @@
+// Tries to claim the global phase-2 job and prints the outcome as one JSON line. Started several
+// times at once by the phase-2 suite to race on one file. Runs under Bun (TypeScript as is; the
+// Node runner starts it with the opencode binary acting as Bun).
+import { openDatabase } from "../../src/store/database.js"
+import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
+
+const [file, startArg] = process.argv.slice(2)
+if (!file || !startArg) throw new Error("usage: phase2-claim-worker <db file> <start at>")
+const { db } = openDatabase(file)
+const jobs = new Phase2Jobs(db)
+// Start together: every worker waits for the same wall-clock instant.
+const startAt = Number(startArg)
+while (Date.now() < startAt) {
+  /* spin: a timer would be too coarse to make the claims overlap */
+}
+const outcome = jobs.claim(`pid-${process.pid}`)
+db.close()
+console.log(JSON.stringify(outcome))

@@ -1,0 +1,726 @@
+// The phase-2 job rules on a real SQLite file. Like stage1-suite.ts, it runs under Node with
+// better-sqlite3 (phase2-jobs.test.ts) and under Bun with bun:sqlite (bun-runner.ts), so it uses
+// only node:assert. Each case has its own file and clock; "processes" share the clock but each
+// has its own connection, as separate OpenCode processes would.
+import assert from "node:assert/strict"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { JOBS, STAGE_TWO } from "../../src/constants.js"
+import { openDatabase } from "../../src/store/database.js"
+import { MemoryStore } from "../../src/store/memory-store.js"
+import { Phase2Jobs, type Phase2Claim, type Phase2ClaimOutcome } from "../../src/store/phase2-jobs.js"
+import type { SqlDatabase } from "../../src/store/sqlite.js"
+import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
+
+export interface Phase2Context {
+  /** Starts `count` processes that each run phase2-claim-worker.ts on `file` at the same moment. */
+  claimInProcesses(file: string, count: number): Promise<{ code: number | null; output: string }[]>
+}
+
+export interface Phase2Case {
+  name: string
+  run(context: Phase2Context): void | Promise<void>
+}
+
+const HOUR = 60 * 60 * 1000
+const DAY = 24 * HOUR
+const START = 400 * DAY
+const COOLDOWN = JOBS.PHASE2_COOLDOWN_MS
+
+interface Fixture {
+  file: string
+  clock: { now: number }
+  /** A new connection to the case's file, as another process would have. */
+  connect(): Phase2Jobs
+  /** Phase 1's queue, on the connection `jobs` uses. */
+  enqueue(jobs: Phase2Jobs, watermark: number): void
+  store(jobs: Phase2Jobs): MemoryStore
+  stage1(jobs: Phase2Jobs): Stage1Jobs
+}
+
+interface JobRecord {
+  status: string
+  worker_id: string | null
+  ownership_token: string | null
+  started_at: number | null
+  finished_at: number | null
+  lease_until: number | null
+  retry_at: number | null
+  retry_remaining: number
+  last_error: string | null
+  input_watermark: number | null
+  last_success_watermark: number | null
+  last_success_at: number | null
+}
+
+interface Seed {
+  at: number
+  raw?: string
+  summary?: string
+  usage?: number
+  lastUsage?: number | null
+  selectedAt?: number | null
+}
+
+function tempFile(): string {
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-phase2-")), "memory.db")
+}
+
+/** Runs `body` on a fresh file and closes every connection it opened. */
+function scenario(body: (fixture: Fixture) => void): () => void {
+  return () => {
+    const file = tempFile()
+    const clock = { now: START }
+    const opened: SqlDatabase[] = []
+    const now = () => clock.now
+    const connect = () => {
+      const { db } = openDatabase(file)
+      opened.push(db)
+      return new Phase2Jobs(db, now)
+    }
+    try {
+      body({
+        file,
+        clock,
+        connect,
+        enqueue: (jobs, watermark) => new Stage1Jobs(jobs.db, now).enqueuePhase2(watermark),
+        store: (jobs) => new MemoryStore(jobs.db, now),
+        stage1: (jobs) => new Stage1Jobs(jobs.db, now),
+      })
+    } finally {
+      for (const db of opened) db.close()
+    }
+  }
+}
+
+const phase2Job = (jobs: Phase2Jobs) =>
+  jobs.db.prepare("SELECT * FROM jobs WHERE kind = $kind AND job_key = $key").get<JobRecord>({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY })
+
+const stage1Job = (jobs: Phase2Jobs, sessionId: string) =>
+  jobs.db.prepare("SELECT status FROM jobs WHERE kind = $kind AND job_key = $id").get<{ status: string }>({ kind: JOBS.STAGE1, id: sessionId })
+
+/** session id -> [selected_for_phase2, selected_for_phase2_source_updated_at, source_updated_at] */
+const selection = (jobs: Phase2Jobs) =>
+  Object.fromEntries(
+    jobs.db
+      .prepare("SELECT session_id, selected_for_phase2 AS s, selected_for_phase2_source_updated_at AS at, source_updated_at AS src FROM stage1_outputs ORDER BY session_id")
+      .all<{ session_id: string; s: number; at: number | null; src: number }>()
+      .map((row) => [row.session_id, [row.s, row.at, row.src]]),
+  )
+
+const outputIds = (jobs: Phase2Jobs) =>
+  jobs.db
+    .prepare("SELECT session_id FROM stage1_outputs ORDER BY session_id")
+    .all<{ session_id: string }>()
+    .map((row) => row.session_id)
+
+function seedOutput(jobs: Phase2Jobs, sessionId: string, seed: Seed): void {
+  jobs.db
+    .prepare(
+      `INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at,
+                                   usage_count, last_usage, selected_for_phase2, selected_for_phase2_source_updated_at)
+       VALUES ($id, $at, $raw, $summary, 'slug', '/work/app', $at, $usage, $lastUsage, $selected, $selectedAt)`,
+    )
+    .run({
+      id: sessionId,
+      at: seed.at,
+      raw: seed.raw ?? `raw ${sessionId}`,
+      summary: seed.summary ?? `summary ${sessionId}`,
+      usage: seed.usage ?? 0,
+      lastUsage: seed.lastUsage ?? null,
+      selected: seed.selectedAt === undefined || seed.selectedAt === null ? 0 : 1,
+      selectedAt: seed.selectedAt ?? null,
+    })
+}
+
+/** Seeds a done stage-1 job, as a successful extraction leaves it. */
+function seedStage1Done(jobs: Phase2Jobs, sessionId: string, watermark: number): void {
+  jobs.db
+    .prepare(
+      `INSERT INTO jobs (kind, job_key, status, finished_at, retry_remaining, input_watermark, last_success_watermark, last_success_at)
+       VALUES ($kind, $id, 'done', 1, 3, $watermark, $watermark, 1)`,
+    )
+    .run({ kind: JOBS.STAGE1, id: sessionId, watermark })
+}
+
+/** Compares only the fields `expected` names. */
+function assertFields(row: object | undefined, expected: Record<string, unknown>): void {
+  assert.ok(row, "row is missing")
+  const actual = Object.fromEntries(Object.keys(expected).map((key) => [key, (row as Record<string, unknown>)[key]]))
+  assert.deepEqual(actual, expected)
+}
+
+function claimed(outcome: Phase2ClaimOutcome): Phase2Claim {
+  assert.equal(outcome.type, "claimed", `expected a claim, got ${JSON.stringify(outcome)}`)
+  return outcome as Phase2Claim
+}
+
+const ids = (inputs: Array<{ sessionId: string }>) => inputs.map((input) => input.sessionId)
+
+export const phase2Cases: Phase2Case[] = [
+  {
+    name: "phase 2 is not claimed before anything queued it, nor after a success with nothing queued since",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_not_queued" })
+      // The claim creates no row: only phase 1, forgetting or a reset do.
+      assert.equal(phase2Job(jobs), undefined)
+
+      enqueue(jobs, 500)
+      const claim = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.succeed(claim.token, claim.watermark, []), true)
+      clock.now += COOLDOWN
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_not_queued" })
+      assert.equal(phase2Job(jobs)?.status, "done")
+      enqueue(jobs, 600)
+      assert.equal(claimed(jobs.claim("worker-a")).watermark, 600)
+    }),
+  },
+  {
+    name: "a queued job is claimed with a new token, a one-hour lease and its input watermark, and keeps others out while the lease lives",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const mine = connect()
+      const theirs = connect()
+      enqueue(mine, 500)
+      enqueue(mine, 100)
+      const claim = claimed(mine.claim("worker-a"))
+      assert.equal(claim.watermark, 501)
+      assertFields(phase2Job(mine), {
+        status: "running",
+        worker_id: "worker-a",
+        ownership_token: claim.token,
+        started_at: START,
+        lease_until: START + STAGE_TWO.JOB_LEASE_MS,
+        retry_at: null,
+        retry_remaining: JOBS.RETRIES,
+        input_watermark: 501,
+        last_success_at: null,
+      })
+      assert.deepEqual(theirs.claim("worker-b"), { type: "skipped_running" })
+      // New input while it runs does not open the door either.
+      enqueue(theirs, 900)
+      clock.now += STAGE_TWO.JOB_LEASE_MS - 1
+      assert.deepEqual(theirs.claim("worker-b"), { type: "skipped_running" })
+      assert.equal(phase2Job(theirs)?.worker_id, "worker-a")
+      assert.equal(phase2Job(theirs)?.ownership_token, claim.token)
+    }),
+  },
+  {
+    name: "an expired lease is taken over with a new token, and the old owner is locked out of every transition",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const old = connect()
+      const next = connect()
+      seedOutput(old, "ses_a", { at: START - HOUR })
+      enqueue(old, 500)
+      const stale = claimed(old.claim("worker-a"))
+      clock.now += STAGE_TWO.JOB_LEASE_MS
+      const fresh = claimed(next.claim("worker-b"))
+      assert.notEqual(fresh.token, stale.token)
+      assert.equal(fresh.watermark, 500)
+      const taken = phase2Job(next)
+      assertFields(taken, { status: "running", worker_id: "worker-b", lease_until: clock.now + STAGE_TWO.JOB_LEASE_MS, retry_remaining: JOBS.RETRIES })
+
+      assert.equal(old.heartbeat(stale.token), false)
+      assert.equal(old.succeed(stale.token, stale.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), false)
+      assert.equal(old.releaseIdle(stale.token), false)
+      assert.equal(old.fail(stale.token, "late failure"), false)
+      assert.equal(old.release(stale.token), false)
+      assert.equal(old.failKeepingLease(stale.token, "late helper"), false)
+      assert.deepEqual(phase2Job(old), taken)
+      assert.deepEqual(selection(old), { ses_a: [0, null, START - HOUR] })
+
+      assert.equal(next.succeed(fresh.token, fresh.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
+      assert.deepEqual(selection(old), { ses_a: [1, START - HOUR, START - HOUR] })
+    }),
+  },
+  {
+    name: "a heartbeat extends the lease by an hour and fails once the job was taken over",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const mine = connect()
+      const theirs = connect()
+      enqueue(mine, 500)
+      const claim = claimed(mine.claim("worker-a"))
+      clock.now += 30 * 60 * 1000
+      assert.equal(mine.heartbeat(claim.token), true)
+      const extended = clock.now + STAGE_TWO.JOB_LEASE_MS
+      assert.equal(phase2Job(mine)?.lease_until, extended)
+      // Past the lease the claim started with, but not past the extended one.
+      clock.now = START + STAGE_TWO.JOB_LEASE_MS
+      assert.deepEqual(theirs.claim("worker-b"), { type: "skipped_running" })
+      clock.now = extended
+      const taken = claimed(theirs.claim("worker-b"))
+      assert.equal(mine.heartbeat(claim.token), false)
+      assert.equal(phase2Job(mine)?.lease_until, clock.now + STAGE_TWO.JOB_LEASE_MS)
+      assert.equal(theirs.heartbeat(taken.token), true)
+    }),
+  },
+  {
+    name: "a failure records the error, spends a retry, clears the lease and backs off for an hour",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      enqueue(jobs, 500)
+      const claim = claimed(jobs.claim("worker-a"))
+      clock.now += 1_000
+      assert.equal(jobs.fail(claim.token, "agent failed"), true)
+      const retryAt = clock.now + STAGE_TWO.RETRY_DELAY_MS
+      assertFields(phase2Job(jobs), {
+        status: "failed",
+        ownership_token: null,
+        lease_until: null,
+        finished_at: clock.now,
+        retry_at: retryAt,
+        retry_remaining: JOBS.RETRIES - 1,
+        last_error: "agent failed",
+        last_success_at: null,
+      })
+      assert.equal(jobs.fail(claim.token, "twice"), false)
+
+      clock.now = retryAt - 1
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_retry_backoff", until: retryAt })
+      clock.now = retryAt
+      const retry = claimed(jobs.claim("worker-a"))
+      // The error stays visible until a success.
+      assertFields(phase2Job(jobs), { status: "running", retry_at: null, last_error: "agent failed", retry_remaining: JOBS.RETRIES - 1 })
+      // At most 4,000 characters, never half a character.
+      jobs.fail(retry.token, `${"e".repeat(STAGE_TWO.LAST_ERROR_MAX_CHARS - 1)}\u{1F600}tail`)
+      assert.equal(phase2Job(jobs)?.last_error, "e".repeat(STAGE_TWO.LAST_ERROR_MAX_CHARS - 1))
+    }),
+  },
+  {
+    name: "phase 2 is claimable again after the backoff even with no retries left",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      enqueue(jobs, 500)
+      for (let i = 0; i <= JOBS.RETRIES; i++) {
+        const claim = claimed(jobs.claim("worker-a"))
+        assert.equal(jobs.fail(claim.token, `failure ${i}`), true)
+        clock.now += STAGE_TWO.RETRY_DELAY_MS
+      }
+      assert.equal(phase2Job(jobs)?.retry_remaining, 0)
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a failure that spends no retry keeps the count but still backs off",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      enqueue(jobs, 500)
+      const claim = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.fail(claim.token, "429 rate limited", { spendRetry: false }), true)
+      assertFields(phase2Job(jobs), { status: "failed", retry_remaining: JOBS.RETRIES, retry_at: START + STAGE_TWO.RETRY_DELAY_MS })
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_retry_backoff", until: START + STAGE_TWO.RETRY_DELAY_MS })
+      clock.now += STAGE_TWO.RETRY_DELAY_MS
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "the cooldown runs 6 hours from the last clean success, and a later failure neither restarts nor extends it",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      enqueue(jobs, 500)
+      const first = claimed(jobs.claim("worker-a"))
+      clock.now += 10 * 60 * 1000
+      const succeededAt = clock.now
+      jobs.succeed(first.token, first.watermark, [])
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: succeededAt + COOLDOWN })
+      // Queued input waits for the cooldown too.
+      enqueue(jobs, 600)
+      clock.now = succeededAt + COOLDOWN - 1
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: succeededAt + COOLDOWN })
+
+      clock.now = succeededAt + COOLDOWN
+      const second = claimed(jobs.claim("worker-a"))
+      clock.now += 5 * 60 * 1000
+      jobs.fail(second.token, "agent failed")
+      const retryAt = clock.now + STAGE_TWO.RETRY_DELAY_MS
+      clock.now = retryAt
+      // finished_at is the failure's, one hour ago; the cooldown still counts from the success.
+      assert.equal(phase2Job(jobs)?.finished_at, retryAt - STAGE_TWO.RETRY_DELAY_MS)
+      assert.equal(phase2Job(jobs)?.last_success_at, succeededAt)
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a failed job whose last clean success is recent waits for that success's cooldown",
+    run: scenario(({ connect }) => {
+      const jobs = connect()
+      // A success 2 h ago, then (a takeover's run) a failure whose backoff has passed.
+      jobs.db
+        .prepare(
+          `INSERT INTO jobs (kind, job_key, status, finished_at, retry_at, retry_remaining, last_error, input_watermark, last_success_at)
+           VALUES ($kind, $key, 'failed', $finished, $retryAt, 2, 'agent failed', 700, $success)`,
+        )
+        .run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, finished: START - HOUR, retryAt: START, success: START - 2 * HOUR })
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: START - 2 * HOUR + COOLDOWN })
+    }),
+  },
+  {
+    name: "a reset holds back consolidation for 6 hours, even with new input queued",
+    run: scenario(({ clock, connect, enqueue, store }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: START - HOUR, selectedAt: START - HOUR })
+      assert.deepEqual(store(jobs).reset(), { type: "reset", outputs: 1, jobs: 0 })
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: START + COOLDOWN })
+      enqueue(jobs, START)
+      clock.now = START + COOLDOWN - 1
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: START + COOLDOWN })
+      clock.now = START + COOLDOWN
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "selection keeps non-blank outputs of enabled sessions used, or if never used updated, within the window",
+    run: scenario(({ connect, store }) => {
+      const jobs = connect()
+      const cutoff = START - 30 * DAY
+      seedOutput(jobs, "ses_blank", { at: START, raw: " \n\t", summary: "\r\n " })
+      seedOutput(jobs, "ses_summary_only", { at: START, raw: "  ", summary: "a summary" })
+      seedOutput(jobs, "ses_disabled", { at: START })
+      seedOutput(jobs, "ses_polluted", { at: START })
+      seedOutput(jobs, "ses_enabled", { at: START })
+      seedOutput(jobs, "ses_no_meta", { at: START })
+      seedOutput(jobs, "ses_new_at_cutoff", { at: cutoff })
+      seedOutput(jobs, "ses_new_too_old", { at: cutoff - 1 })
+      seedOutput(jobs, "ses_used_recently", { at: cutoff - 100 * DAY, lastUsage: cutoff, usage: 1 })
+      // Last use decides once there is one, even when the output itself is recent.
+      seedOutput(jobs, "ses_used_long_ago", { at: START, lastUsage: cutoff - 1, usage: 9 })
+      store(jobs).setMode("ses_disabled", "disabled")
+      store(jobs).setMode("ses_polluted", "polluted")
+      store(jobs).setMode("ses_enabled", "enabled")
+
+      assert.deepEqual(ids(jobs.selectInputs(100, 30)), ["ses_enabled", "ses_new_at_cutoff", "ses_no_meta", "ses_summary_only", "ses_used_recently"])
+      // A window of 0 days keeps only what was used or updated this very moment.
+      assert.deepEqual(ids(jobs.selectInputs(100, 0)), ["ses_enabled", "ses_no_meta", "ses_summary_only"])
+      assert.deepEqual(jobs.selectInputs(0, 30), [])
+    }),
+  },
+  {
+    name: "selection ranks by usage, last use or update, update and id, keeps the top N and returns them in id order",
+    run: scenario(({ connect }) => {
+      const jobs = connect()
+      const x = START - 5 * HOUR
+      seedOutput(jobs, "ses_a", { at: START - 9 * DAY, usage: 2, lastUsage: START - DAY })
+      seedOutput(jobs, "ses_b", { at: START - 3 * HOUR })
+      seedOutput(jobs, "ses_c", { at: START - 9 * DAY, usage: 2, lastUsage: START - 2 * DAY })
+      seedOutput(jobs, "ses_d", { at: START - 20 * DAY, usage: 5, lastUsage: START - 10 * DAY })
+      seedOutput(jobs, "ses_e", { at: START - HOUR })
+      // Ties ses_b on both times: the larger id ranks first.
+      seedOutput(jobs, "ses_f", { at: START - 3 * HOUR })
+      // ses_g and ses_h tie on usage and on last use or update; ses_h's own update is newer.
+      seedOutput(jobs, "ses_g", { at: START - 20 * DAY, usage: 1, lastUsage: x })
+      seedOutput(jobs, "ses_h", { at: x, usage: 1, lastUsage: x })
+      // Rank: d, a, c, h, g, e, f, b.
+      assert.deepEqual(ids(jobs.selectInputs(8, 30)), ["ses_a", "ses_b", "ses_c", "ses_d", "ses_e", "ses_f", "ses_g", "ses_h"])
+      assert.deepEqual(ids(jobs.selectInputs(7, 30)), ["ses_a", "ses_c", "ses_d", "ses_e", "ses_f", "ses_g", "ses_h"])
+      assert.deepEqual(ids(jobs.selectInputs(5, 30)), ["ses_a", "ses_c", "ses_d", "ses_g", "ses_h"])
+      assert.deepEqual(ids(jobs.selectInputs(4, 30)), ["ses_a", "ses_c", "ses_d", "ses_h"])
+      assert.deepEqual(ids(jobs.selectInputs(1, 30)), ["ses_d"])
+      assert.deepEqual(jobs.selectInputs(1, 30)[0], {
+        sessionId: "ses_d",
+        sourceUpdatedAt: START - 20 * DAY,
+        rawMemory: "raw ses_d",
+        rolloutSummary: "summary ses_d",
+        slug: "slug",
+        cwd: "/work/app",
+        usageCount: 5,
+        lastUsage: START - 10 * DAY,
+        generatedAt: START - 20 * DAY,
+      })
+    }),
+  },
+  {
+    name: "a success finishes the job cleanly and marks exactly the consumed snapshots as the selection",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: 500 })
+      seedOutput(jobs, "ses_b", { at: 600 })
+      seedOutput(jobs, "ses_old", { at: 400, selectedAt: 300 })
+      seedOutput(jobs, "ses_left", { at: 800 })
+      enqueue(jobs, 550)
+      // A failed attempt first, so that the success has a retry and an error to restore.
+      jobs.fail(claimed(jobs.claim("worker-a")).token, "agent failed")
+      clock.now += STAGE_TWO.RETRY_DELAY_MS
+      const claim = claimed(jobs.claim("worker-a"))
+      clock.now += 1_000
+      const consumed = [
+        { sessionId: "ses_a", sourceUpdatedAt: 500 },
+        { sessionId: "ses_b", sourceUpdatedAt: 600 },
+        // Forgotten while the run worked: nothing to mark.
+        { sessionId: "ses_gone", sourceUpdatedAt: 450 },
+      ]
+      assert.equal(jobs.succeed(claim.token, claim.watermark, consumed), true)
+      assertFields(phase2Job(jobs), {
+        status: "done",
+        ownership_token: null,
+        lease_until: null,
+        finished_at: clock.now,
+        last_success_at: clock.now,
+        last_error: null,
+        retry_at: null,
+        retry_remaining: JOBS.RETRIES,
+        input_watermark: 550,
+        // The newest consumed snapshot is past the claimed watermark.
+        last_success_watermark: 600,
+      })
+      assert.deepEqual(selection(jobs), {
+        ses_a: [1, 500, 500],
+        ses_b: [1, 600, 600],
+        ses_left: [0, null, 800],
+        ses_old: [0, null, 400],
+      })
+      assert.equal(jobs.succeed(claim.token, claim.watermark, []), false)
+      assert.deepEqual(selection(jobs).ses_a, [1, 500, 500])
+    }),
+  },
+  {
+    name: "a success while new input arrived leaves the job pending under the cooldown, and a refreshed output keeps the snapshot that was read",
+    run: scenario(({ clock, connect, enqueue, stage1 }) => {
+      const jobs = connect()
+      const phase1 = connect()
+      const [readA, readB, queued, refreshed, ahead] = [START - 3 * HOUR, START - 2 * HOUR, START - HOUR, START - HOUR / 2, START + DAY]
+      seedOutput(jobs, "ses_a", { at: readA, usage: 3 })
+      seedOutput(jobs, "ses_b", { at: readB })
+      enqueue(jobs, queued)
+      jobs.db.prepare("UPDATE jobs SET last_success_watermark = $ahead").run({ ahead })
+      const claim = claimed(jobs.claim("worker-a"))
+      const consumed = jobs.selectInputs(10, 30).map(({ sessionId, sourceUpdatedAt }) => ({ sessionId, sourceUpdatedAt }))
+      assert.deepEqual(consumed, [
+        { sessionId: "ses_a", sourceUpdatedAt: readA },
+        { sessionId: "ses_b", sourceUpdatedAt: readB },
+      ])
+      // Phase 1 refreshes ses_a meanwhile, and queues phase 2 again.
+      const refresh = stage1(phase1).claim({ sessionId: "ses_a", updatedAt: refreshed }, { workerId: "phase1", maxRunning: 8 })
+      assert.equal(refresh.type, "claimed")
+      if (refresh.type === "claimed") stage1(phase1).succeed("ses_a", refresh.token, { rawMemory: "new", rolloutSummary: "new", slug: null, cwd: null })
+
+      clock.now += 1_000
+      assert.equal(jobs.succeed(claim.token, claim.watermark, consumed), true)
+      const succeededAt = clock.now
+      assertFields(phase2Job(jobs), {
+        status: "pending",
+        ownership_token: null,
+        lease_until: null,
+        last_success_at: succeededAt,
+        input_watermark: refreshed,
+        // Never moves back.
+        last_success_watermark: ahead,
+      })
+      assert.deepEqual(selection(jobs), { ses_a: [1, readA, refreshed], ses_b: [1, readB, readB] })
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: succeededAt + COOLDOWN })
+      clock.now = succeededAt + COOLDOWN
+      assert.equal(claimed(jobs.claim("worker-a")).watermark, refreshed)
+    }),
+  },
+  {
+    name: "an empty first run gives the claim back as it was and starts no cooldown",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      enqueue(jobs, 500)
+      const claim = claimed(jobs.claim("worker-a"))
+      assert.deepEqual(jobs.selectInputs(10, 30), [])
+      assert.equal(jobs.hasConsolidatedBefore(), false)
+      assert.equal(jobs.releaseIdle(claim.token), true)
+      assertFields(phase2Job(jobs), {
+        status: "pending",
+        ownership_token: null,
+        lease_until: null,
+        retry_at: null,
+        retry_remaining: JOBS.RETRIES,
+        finished_at: null,
+        last_success_at: null,
+        input_watermark: 500,
+      })
+      assert.equal(jobs.releaseIdle(claim.token), false)
+      assert.equal(jobs.hasConsolidatedBefore(), false)
+
+      // A job that had failed reads as failed again, its error kept, and is claimable at once.
+      const again = claimed(jobs.claim("worker-a"))
+      jobs.fail(again.token, "agent failed")
+      clock.now += STAGE_TWO.RETRY_DELAY_MS
+      const retry = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.releaseIdle(retry.token), true)
+      assertFields(phase2Job(jobs), { status: "failed", last_error: "agent failed", retry_at: null, last_success_at: null })
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a consolidation happened before once an output was selected or a clean success recorded",
+    run: scenario(({ clock, connect, enqueue, store }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: 500 })
+      assert.equal(jobs.hasConsolidatedBefore(), false)
+      jobs.db.prepare("UPDATE stage1_outputs SET selected_for_phase2 = 1").run()
+      assert.equal(jobs.hasConsolidatedBefore(), true)
+      jobs.db.prepare("UPDATE stage1_outputs SET selected_for_phase2 = 0").run()
+
+      // A failure is no success.
+      enqueue(jobs, 500)
+      jobs.fail(claimed(jobs.claim("worker-a")).token, "agent failed")
+      assert.equal(jobs.hasConsolidatedBefore(), false)
+      clock.now += STAGE_TWO.RETRY_DELAY_MS
+      jobs.succeed(claimed(jobs.claim("worker-a")).token, 500, [])
+      assert.equal(jobs.hasConsolidatedBefore(), true)
+
+      const other = connect()
+      clock.now += COOLDOWN
+      store(other).reset()
+      assert.equal(other.hasConsolidatedBefore(), true)
+    }),
+  },
+  {
+    name: "a shutdown release gives the claim back at once, pending, with no retry spent and no backoff",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      enqueue(jobs, 500)
+      jobs.fail(claimed(jobs.claim("worker-a")).token, "agent failed")
+      clock.now += STAGE_TWO.RETRY_DELAY_MS
+      const claim = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.release(claim.token), true)
+      assertFields(phase2Job(jobs), {
+        status: "pending",
+        ownership_token: null,
+        lease_until: null,
+        retry_at: null,
+        retry_remaining: JOBS.RETRIES - 1,
+        last_success_at: null,
+      })
+      assert.equal(jobs.release(claim.token), false)
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a helper session not confirmed deleted keeps the lease until it expires and records the error",
+    run: scenario(({ clock, connect, enqueue, store }) => {
+      const mine = connect()
+      const theirs = connect()
+      enqueue(mine, 500)
+      const claim = claimed(mine.claim("worker-a"))
+      clock.now += 10 * 60 * 1000
+      mine.heartbeat(claim.token)
+      const leaseUntil = clock.now + STAGE_TWO.JOB_LEASE_MS
+      assert.equal(mine.failKeepingLease(claim.token, "helper session not deleted"), true)
+      assertFields(phase2Job(mine), {
+        status: "running",
+        lease_until: leaseUntil,
+        ownership_token: null,
+        last_error: "helper session not deleted",
+        finished_at: clock.now,
+        retry_remaining: JOBS.RETRIES - 1,
+        last_success_at: null,
+      })
+      // Nothing shortens or extends the lease now: not a shutdown, not a heartbeat, not a second call.
+      assert.equal(mine.release(claim.token), false)
+      assert.equal(mine.heartbeat(claim.token), false)
+      assert.equal(mine.failKeepingLease(claim.token, "again"), false)
+      assert.deepEqual(theirs.claim("worker-b"), { type: "skipped_running" })
+      assert.deepEqual(store(theirs).reset(), { type: "refused_consolidation_running", leaseUntil })
+
+      clock.now = leaseUntil
+      const taken = claimed(theirs.claim("worker-b"))
+      assert.equal(taken.watermark, 500)
+      assert.equal(phase2Job(theirs)?.worker_id, "worker-b")
+    }),
+  },
+  {
+    name: "forgetting a session deletes its output and stage-1 job, and queues phase 2 only if the output had been consolidated",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_kept_out", { at: 500 })
+      seedStage1Done(jobs, "ses_kept_out", 500)
+      seedStage1Done(jobs, "ses_no_output", 600)
+      seedOutput(jobs, "ses_consolidated", { at: 700, selectedAt: 700 })
+      seedStage1Done(jobs, "ses_consolidated", 700)
+      seedOutput(jobs, "ses_other", { at: 800, selectedAt: 800 })
+
+      assert.deepEqual(jobs.forgetSession("ses_kept_out"), { deleted: true, queued: false })
+      assert.equal(stage1Job(jobs, "ses_kept_out"), undefined)
+      assert.deepEqual(jobs.forgetSession("ses_no_output"), { deleted: false, queued: false })
+      assert.equal(stage1Job(jobs, "ses_no_output"), undefined)
+      assert.deepEqual(jobs.forgetSession("ses_unknown"), { deleted: false, queued: false })
+      assert.equal(phase2Job(jobs), undefined)
+
+      clock.now += 1_000
+      assert.deepEqual(jobs.forgetSession("ses_consolidated"), { deleted: true, queued: true })
+      assert.equal(stage1Job(jobs, "ses_consolidated"), undefined)
+      assertFields(phase2Job(jobs), { status: "pending", input_watermark: clock.now })
+      assert.deepEqual(outputIds(jobs), ["ses_other"])
+      assert.deepEqual(jobs.forgetSession("ses_consolidated"), { deleted: false, queued: false })
+    }),
+  },
+  {
+    name: "retention prunes a batch of stale outputs outside the last consolidation, stalest first, and keeps their stage-1 jobs",
+    run: scenario(({ connect, stage1 }) => {
+      const jobs = connect()
+      const cutoff = START - 30 * DAY
+      seedOutput(jobs, "ses_selected", { at: cutoff - 50 * DAY, selectedAt: cutoff - 50 * DAY })
+      seedOutput(jobs, "ses_stale_2", { at: cutoff - 20 * DAY })
+      seedOutput(jobs, "ses_stale_1", { at: cutoff - 100 * DAY, lastUsage: cutoff - 30 * DAY, usage: 4 })
+      seedOutput(jobs, "ses_stale_3", { at: cutoff - 1 })
+      seedOutput(jobs, "ses_at_cutoff", { at: cutoff })
+      seedOutput(jobs, "ses_used", { at: cutoff - 100 * DAY, lastUsage: START, usage: 1 })
+      seedStage1Done(jobs, "ses_stale_1", cutoff - 100 * DAY)
+
+      assert.equal(jobs.pruneUnused(30, 2), 2)
+      assert.deepEqual(outputIds(jobs), ["ses_at_cutoff", "ses_selected", "ses_stale_3", "ses_used"])
+      // The job's watermark keeps phase 1 from extracting the pruned session again.
+      assert.equal(stage1Job(jobs, "ses_stale_1")?.status, "done")
+      assert.equal(stage1(jobs).isUpToDate("ses_stale_1", cutoff - 100 * DAY), true)
+      assert.equal(jobs.pruneUnused(30), 1)
+      assert.equal(jobs.pruneUnused(30), 0)
+      assert.deepEqual(outputIds(jobs), ["ses_at_cutoff", "ses_selected", "ses_used"])
+      assert.equal(phase2Job(jobs), undefined)
+    }),
+  },
+  {
+    name: "retention deletes at most 200 outputs a pass by default",
+    run: scenario(({ connect }) => {
+      const jobs = connect()
+      for (let i = 0; i < STAGE_TWO.PRUNE_BATCH + 1; i++) seedOutput(jobs, `ses_${String(i).padStart(3, "0")}`, { at: i })
+      assert.equal(jobs.pruneUnused(30), STAGE_TWO.PRUNE_BATCH)
+      // The stalest went first.
+      assert.deepEqual(outputIds(jobs), [`ses_${STAGE_TWO.PRUNE_BATCH}`])
+      assert.equal(jobs.pruneUnused(30), 1)
+    }),
+  },
+  {
+    name: "two connections claiming phase 2 at the same moment: exactly one wins",
+    run: scenario(({ connect, enqueue }) => {
+      const racers = [connect(), connect()]
+      enqueue(racers[0]!, 500)
+      const outcomes = racers.map((racer, i) => racer.claim(`racer-${i}`))
+      const winners = outcomes.filter((outcome) => outcome.type === "claimed")
+      assert.equal(winners.length, 1)
+      assert.deepEqual(outcomes[1], { type: "skipped_running" })
+      assert.equal(phase2Job(racers[1]!)?.ownership_token, (winners[0] as Phase2Claim).token)
+    }),
+  },
+  {
+    name: "separate processes claiming phase 2 at once: exactly one wins and owns the row",
+    async run(context) {
+      const file = tempFile()
+      const { db } = openDatabase(file)
+      try {
+        new Stage1Jobs(db).enqueuePhase2(500)
+      } finally {
+        db.close()
+      }
+      const results = await context.claimInProcesses(file, 4)
+      for (const result of results) assert.equal(result.code, 0, result.output)
+      const outcomes = results.map((result) => JSON.parse(result.output.trim().split("\n").at(-1) ?? "{}") as Phase2ClaimOutcome)
+      const winners = outcomes.filter((outcome): outcome is Phase2Claim => outcome.type === "claimed")
+      assert.equal(winners.length, 1, JSON.stringify(outcomes))
+      assert.deepEqual(
+        outcomes.filter((outcome) => outcome.type !== "claimed"),
+        Array.from({ length: 3 }, () => ({ type: "skipped_running" })),
+      )
+      const check = openDatabase(file).db
+      try {
+        const row = check.prepare("SELECT status, ownership_token FROM jobs WHERE kind = $kind").get({ kind: JOBS.PHASE2 })
+        assert.deepEqual(row, { status: "running", ownership_token: winners[0]!.token })
+      } finally {
+        check.close()
+      }
+    },
+  },
+]
