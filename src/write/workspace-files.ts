@@ -1,0 +1,112 @@
+// The phase-2 input files, rendered from the selected extraction outputs: one rollout summary per
+// session and raw_memories.md over all of them. Pure: the same selection gives the same names and
+// bytes, so an unchanged selection leaves the workspace (and its git diff) untouched.
+import { createHash } from "node:crypto"
+import { fileTimestamp } from "../backend/notes.js"
+import { sortByCodePoints } from "../backend/safe-path.js"
+
+export interface WorkspaceInput {
+  sessionId: string
+  /** Unix milliseconds: the session's last update when it was extracted. */
+  sourceUpdatedAt: number
+  rawMemory: string
+  rolloutSummary: string
+  slug: string | null
+  cwd: string | null
+}
+
+export const RAW_MEMORIES_FILE = "raw_memories.md"
+export const ROLLOUT_SUMMARIES_DIR = "rollout_summaries"
+
+/** ROLLOUT_SLUG_MAX_LEN */
+const SLUG_MAX = 60
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+/** 62^4: the hash is four base-62 digits. */
+const HASH_SPACE = 14_776_336
+
+/**
+ * `<YYYY-MM-DDTHH-MM-SS>-<hash>[-<slug>]`: the UTC time sorts the files, the hash of the session
+ * id keeps two sessions of the same second apart, and the slug says what the session was about.
+ */
+export function rolloutSummaryStem(input: WorkspaceInput): string {
+  const stamp = fileTimestamp(new Date(input.sourceUpdatedAt))
+  const slug = stemSlug(input.slug)
+  return slug ? `${stamp}-${sessionHash(input.sessionId)}-${slug}` : `${stamp}-${sessionHash(input.sessionId)}`
+}
+
+/**
+ * The stem of each input, in input order. Two inputs whose stems collide (same second, same hash,
+ * same slug) would overwrite each other's file, so the later one in session-id order gets `-2`.
+ */
+export function rolloutSummaryStems(inputs: readonly WorkspaceInput[]): string[] {
+  const stems = new Array<string>(inputs.length)
+  const taken = new Set<string>()
+  const order = sortByCodePoints(inputs.map((input, index) => ({ input, index })), (entry) => entry.input.sessionId)
+  for (const { input, index } of order) {
+    const stem = rolloutSummaryStem(input)
+    let unique = stem
+    for (let n = 2; taken.has(unique); n++) unique = `${stem}-${n}`
+    taken.add(unique)
+    stems[index] = unique
+  }
+  return stems
+}
+
+export function renderRolloutSummary(input: WorkspaceInput): string {
+  return [
+    `session_id: ${headerValue(input.sessionId)}`,
+    `updated_at: ${isoTime(input.sourceUpdatedAt)}`,
+    `cwd: ${input.cwd ? headerValue(input.cwd) : "(unknown)"}`,
+    "",
+    body(input.rolloutSummary),
+  ].join("\n")
+}
+
+export function renderRawMemories(inputs: readonly WorkspaceInput[]): string {
+  if (inputs.length === 0) return "# Raw Memories\n\nNo raw memories yet.\n"
+  const stems = rolloutSummaryStems(inputs)
+  const entries = sortByCodePoints(inputs.map((input, index) => ({ input, stem: stems[index]! })), (entry) => entry.input.sessionId)
+  const sections = entries.map(({ input, stem }) =>
+    [
+      `## Session \`${headerValue(input.sessionId)}\``,
+      "",
+      `updated_at: ${isoTime(input.sourceUpdatedAt)}`,
+      `cwd: ${input.cwd ? headerValue(input.cwd) : "(unknown)"}`,
+      `rollout_summary_file: ${stem}.md`,
+      "",
+      body(input.rawMemory),
+    ].join("\n"),
+  )
+  return ["# Raw Memories", "", "Sessions are listed in ascending session id order.", "", sections.join("\n")].join("\n")
+}
+
+/** Four base-62 digits from the first 32 bits of the id's SHA-256 (OpenCode ids are not UUIDs). */
+function sessionHash(sessionId: string): string {
+  let value = createHash("sha256").update(sessionId).digest().readUInt32BE(0) % HASH_SPACE
+  let out = ""
+  for (let i = 0; i < 4; i++) {
+    out = BASE62[value % 62]! + out
+    value = Math.floor(value / 62)
+  }
+  return out
+}
+
+function stemSlug(slug: string | null): string {
+  if (!slug) return ""
+  return slug.toLowerCase().replace(/[^a-z0-9]/g, "_").slice(0, SLUG_MAX).replace(/_+$/, "")
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+/** One line, whatever the value holds, so a header can never grow a second line. */
+function headerValue(value: string): string {
+  return value.replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
+}
+
+/** The text with exactly one trailing newline; an empty text says so rather than leaving a gap. */
+function body(text: string): string {
+  const trimmed = text.replace(/\s+$/, "")
+  return trimmed ? `${trimmed}\n` : "(empty)\n"
+}
