@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark of the project, each printed with its ratio and its target.
+import { benchClosedLoop } from "./bench/closed-loop.js"
 import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchPhase1 } from "./bench/phase1.js"
+import { benchPhase2 } from "./bench/phase2.js"
 import { benchReadPath } from "./bench/read-path.js"
 import { benchSearch } from "./bench/search.js"
 import { benchTranscript } from "./bench/transcript.js"
@@ -12,6 +14,8 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["search", benchSearch],
   ["transcript", benchTranscript],
   ["phase1", benchPhase1],
+  ["closed-loop", benchClosedLoop],
+  ["phase2", benchPhase2],
 ]
 
 const only = process.argv.slice(2)

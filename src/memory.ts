@@ -24,6 +24,9 @@ import type { ModelRef } from "./host.js"
 import { loadExtractionTemplates } from "./write/extract.js"
 import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
 import { Phase1 } from "./write/phase1.js"
+import { Phase2Jobs } from "./store/phase2-jobs.js"
+import { loadConsolidationTemplates } from "./write/consolidate-prompt.js"
+import { Phase2 } from "./write/phase2.js"
 import { packageRoot } from "./util/package-root.js"
 import { ENV_TEST_ROOT, memoryPaths, resolveHome, type MemoryPaths } from "./util/paths.js"
 import { estimateTokens } from "./util/tokens.js"
@@ -63,6 +66,7 @@ export class Memory implements MemoryToolPorts {
   readonly backend: LocalMemoryBackend
   readonly citations: CitationUsage
   readonly phase1: Phase1
+  readonly phase2: Phase2
   /**
    * True when this instance serves the memory folder itself: OpenCode starts one for the helper
    * sessions (their directory is the memory root). It adds the helper agents and nothing else.
@@ -70,7 +74,7 @@ export class Memory implements MemoryToolPorts {
   readonly servesHelpers: boolean
   /** OpenCode's configured models, learned in the config hook. */
   private hostModels: { model?: string; small_model?: string } = {}
-  private readonly jobs: { stage1?: Stage1Jobs } = {}
+  private readonly jobs: { stage1?: Stage1Jobs; phase2?: Phase2Jobs } = {}
   private readonly workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
   private readonly readPath: ReadPath
   private memoryStore: MemoryStore | undefined
@@ -117,7 +121,40 @@ export class Memory implements MemoryToolPorts {
       helperSessions: this.helperSessions,
       extractionModel: () => parseModel(this.options.extract_model ?? this.hostModels.small_model),
       workerId: this.workerId,
+      afterPass: () => this.afterExtraction(),
     })
+    const templatesDir = path.join(this.packageDir, "templates")
+    this.phase2 = new Phase2({
+      host: deps.host,
+      options: this.options,
+      now: this.now,
+      diagnostics: this.diagnostics,
+      templates: loadConsolidationTemplates(templatesDir),
+      templatesDir,
+      memoryRoot: this.paths.memoryRoot,
+      jobs: () => this.jobs.phase2,
+      helperSessions: this.helperSessions,
+      consolidationModel: () => parseModel(this.options.consolidation_model ?? this.hostModels.model),
+      onConsolidated: () => this.invalidateReadPath(),
+      workerId: this.workerId,
+    })
+  }
+
+  /** After each phase-1 pass: retention pruning, then a consolidation if one is due. */
+  private afterExtraction(): void {
+    if (this.disposed) return
+    const pruned = this.jobs.phase2?.pruneUnused(this.options.max_unused_days) ?? 0
+    if (pruned) this.diagnostics.report("info", "retention", `pruned ${pruned} memory record(s) unused for ${this.options.max_unused_days} days`)
+    this.phase2.trigger()
+  }
+
+  /** OpenCode deleted a session: forget what was learned from it. */
+  onSessionDeleted(sessionId: string): void {
+    if (this.disposed || !this.options.generate_memories) return
+    const forgotten = this.jobs.phase2?.forgetSession(sessionId)
+    if (!forgotten?.deleted) return
+    this.diagnostics.report("info", "forgetting", `forgot session ${sessionId}${forgotten.queued ? "; consolidation queued" : ""}`)
+    if (forgotten.queued) this.phase2.trigger()
   }
 
   /** Remembers the models OpenCode is configured with (extraction falls back to small_model). */
@@ -253,10 +290,11 @@ export class Memory implements MemoryToolPorts {
 
   async dispose(): Promise<void> {
     this.disposed = true
-    await this.phase1.dispose()
+    await Promise.all([this.phase1.dispose(), this.phase2.dispose()])
     this.memoryStore?.db.close()
     this.memoryStore = undefined
     this.jobs.stage1 = undefined
+    this.jobs.phase2 = undefined
     this.storeState = { status: "closed" }
     this.helperSessions.clear()
   }
@@ -276,6 +314,7 @@ export class Memory implements MemoryToolPorts {
       if (this.disposed) return db.close()
       this.memoryStore = new MemoryStore(db, this.now)
       this.jobs.stage1 = new Stage1Jobs(db, this.now)
+      this.jobs.phase2 = new Phase2Jobs(db, this.now)
       this.storeState = { status: "open", driver: db.driver, schemaVersion: migrated.to }
       if (migrated.from !== migrated.to) {
         this.diagnostics.report("info", "store", `memory.db migrated from schema ${migrated.from} to ${migrated.to} (${db.driver})`)

@@ -45,6 +45,11 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       if (type === "message.part.updated") memory.citations.observePart(properties.part as never)
       else if (type === "session.idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
       else if (type === "session.status" && properties.status?.type === "idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
+      else if (type === "session.deleted") {
+        const info = (event.properties as { info?: { id?: string } }).info
+        const id = properties.sessionID ?? info?.id
+        if (id) memory.onSessionDeleted(id)
+      }
     }),
 
     dispose: guard("dispose", () => memory.dispose()),

@@ -33,6 +33,8 @@ export interface Phase1Deps {
   extractionModel: () => ModelRef | undefined
   /** Identifies this process in job rows. */
   workerId: string
+  /** Runs after every triggered pass, whatever it did (phase 2 follows phase 1). */
+  afterPass?: () => void
 }
 
 export type PassReport =
@@ -70,7 +72,9 @@ export class Phase1 {
 
   /** Starts a pass in the background; its failures become diagnostics. */
   trigger(currentSessionId?: string): void {
-    void this.pass(currentSessionId).catch((error) => this.deps.diagnostics.error("phase1", error))
+    void this.pass(currentSessionId)
+      .then(() => this.deps.afterPass?.())
+      .catch((error) => this.deps.diagnostics.error("phase1", error))
   }
 
   pass(currentSessionId?: string): Promise<PassReport> {
