@@ -7,7 +7,7 @@ import { runClosedLoop } from "../test/e2e/support/closed-loop.js"
 const rule = (title: string) => console.log(`\n=== ${title} ${"=".repeat(Math.max(0, 70 - title.length))}`)
 const indent = (text: string) => text.trimEnd().split("\n").map((line) => `  ${line}`).join("\n")
 
-console.log("Starting OpenCode with opencode-codex-memory and a scripted model (about a minute)...")
+console.log("Starting OpenCode with opencode-codex-memory and a scripted model (well under a minute)...")
 const result = await runClosedLoop({ keep: true, log: (line) => console.log(`- ${line}`) })
 
 rule("What memory learned (memory_summary.md)")
