@@ -49,9 +49,10 @@ describe("memory tools and citations in a real OpenCode", () => {
     fs.writeFileSync(path.join(root, "memory_summary.md"), "v1\n- acme-api deploys are in MEMORY.md\n")
     fs.writeFileSync(path.join(root, "MEMORY.md"), HANDBOOK)
     const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
+    // Recent, so retention pruning (which runs after every phase-1 pass) keeps it.
     db.prepare(
-      "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES ($id, 1, 'deploy with make ship', 'deploy session', 1)",
-    ).run({ id: SOURCE_SESSION })
+      "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES ($id, $now, 'deploy with make ship', 'deploy session', $now)",
+    ).run({ id: SOURCE_SESSION, now: Date.now() })
     db.close()
     server = await startServe(sandbox)
     api = new ServerApi(server.url, sandbox.projectDir)
