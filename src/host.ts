@@ -61,4 +61,8 @@ export interface Host {
   deleteSession(sessionId: string, directory: string): Promise<boolean>
   /** The context window of a model, when the host knows it. */
   contextLimit(model: ModelRef, signal: AbortSignal): Promise<number | undefined>
+  /** The reasoning-effort variants a model lists (e.g. "low", "high"); [] when none or unknown. */
+  modelVariants(model: ModelRef, signal: AbortSignal): Promise<string[]>
+  /** Names of the configured MCP servers: their tools are named `<server>_<tool>`. */
+  mcpServers(signal: AbortSignal): Promise<string[]>
 }

@@ -27,6 +27,9 @@ import { Phase1 } from "./write/phase1.js"
 import { Phase2Jobs } from "./store/phase2-jobs.js"
 import { loadConsolidationTemplates } from "./write/consolidate-prompt.js"
 import { Phase2 } from "./write/phase2.js"
+import { RateLimitBreaker } from "./write/breaker.js"
+import { ExternalContext } from "./write/external-context.js"
+import { markPolluted } from "./store/pollution.js"
 import { packageRoot } from "./util/package-root.js"
 import { ENV_TEST_ROOT, memoryPaths, resolveHome, type MemoryPaths } from "./util/paths.js"
 import { estimateTokens } from "./util/tokens.js"
@@ -67,6 +70,9 @@ export class Memory implements MemoryToolPorts {
   readonly citations: CitationUsage
   readonly phase1: Phase1
   readonly phase2: Phase2
+  /** Models that hit a rate limit or quota, paused for an hour (both phases share it). */
+  readonly breaker: RateLimitBreaker
+  private readonly externalContext: ExternalContext
   /**
    * True when this instance serves the memory folder itself: OpenCode starts one for the helper
    * sessions (their directory is the memory root). It adds the helper agents and nothing else.
@@ -108,6 +114,8 @@ export class Memory implements MemoryToolPorts {
       store: () => this.memoryStore,
       onError: (error) => this.diagnostics.error("citations", error),
     })
+    this.breaker = new RateLimitBreaker(this.now)
+    this.externalContext = new ExternalContext(deps.host, this.now)
     this.servesHelpers = deps.directory !== undefined && path.resolve(deps.directory) === path.resolve(this.paths.memoryRoot)
     this.phase1 = new Phase1({
       host: deps.host,
@@ -136,6 +144,7 @@ export class Memory implements MemoryToolPorts {
       helperSessions: this.helperSessions,
       consolidationModel: () => parseModel(this.options.consolidation_model ?? this.hostModels.model),
       onConsolidated: () => this.invalidateReadPath(),
+      breaker: this.breaker,
       workerId: this.workerId,
     })
   }
@@ -146,6 +155,24 @@ export class Memory implements MemoryToolPorts {
     const pruned = this.jobs.phase2?.pruneUnused(this.options.max_unused_days) ?? 0
     if (pruned) this.diagnostics.report("info", "retention", `pruned ${pruned} memory record(s) unused for ${this.options.max_unused_days} days`)
     this.phase2.trigger()
+  }
+
+  /**
+   * A tool is about to run. With disable_on_external_context, web and MCP tools mark the session
+   * polluted. Runs in the background: the tool call never waits for the MCP server list.
+   */
+  onToolUse(sessionId: string, tool: string): void {
+    if (!this.options.disable_on_external_context || this.servesHelpers || this.disposed || this.helperSessions.has(sessionId)) return
+    void this.externalContext
+      .isExternal(tool)
+      .then((external) => {
+        const store = this.memoryStore
+        if (!external || !store) return
+        const marked = markPolluted(store.db, sessionId, this.now())
+        if (marked.changed) this.diagnostics.report("info", "external-context", `session ${sessionId} used ${tool}; it will not be learned from`)
+        if (marked.queued) this.phase2.trigger()
+      })
+      .catch((error) => this.diagnostics.error("external-context", error))
   }
 
   /** OpenCode deleted a session: forget what was learned from it. */

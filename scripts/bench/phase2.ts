@@ -13,6 +13,7 @@ import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { loadConsolidationTemplates } from "../../src/write/consolidate-prompt.js"
 import { resetBaseline, workspaceDiff, workspaceStatus } from "../../src/write/git-baseline.js"
+import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { Phase2 } from "../../src/write/phase2.js"
 import { FakeHost } from "../../test/fakes/host.js"
 import { prepareWorkspace, syncInputs } from "../../src/write/workspace.js"
@@ -113,6 +114,7 @@ async function timeNoOpRuns(templatesDir: string, inputs: readonly WorkspaceInpu
     helperSessions: new Set(),
     consolidationModel: () => undefined,
     onConsolidated: () => undefined,
+    breaker: new RateLimitBreaker(() => clock),
     workerId: "bench",
   })
   const queue = () => new Stage1Jobs(db, () => clock).enqueuePhase2(clock)

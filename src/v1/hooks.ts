@@ -39,6 +39,10 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       memory.onChatMessage(input.sessionID)
     }),
 
+    "tool.execute.before": guard("tool.execute.before", (input) => {
+      memory.onToolUse(input.sessionID, input.tool)
+    }),
+
     event: guard("event", ({ event }) => {
       const type = event.type as string
       const properties = event.properties as { sessionID?: string; status?: { type?: string }; part?: unknown }

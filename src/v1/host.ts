@@ -12,6 +12,7 @@ interface LooseClient {
   _client: { get(options: Record<string, unknown>): Promise<{ data?: unknown; error?: unknown; response?: Response }> }
   session: Record<string, (options: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response?: Response }>>
   config: { providers(options: Record<string, unknown>): Promise<{ data?: unknown; error?: unknown }> }
+  mcp: { status(options: Record<string, unknown>): Promise<{ data?: unknown; error?: unknown; response?: Response }> }
 }
 
 const LIST_PAGE = 200
@@ -19,7 +20,22 @@ const LIST_MAX_PAGES = 500
 
 export function createV1Host(client: Client): Host {
   const loose = client as unknown as LooseClient
-  const contextLimits = new Map<string, number | undefined>()
+  // What OpenCode says about each model, fetched once per instance: limits and effort variants.
+  const models = new Map<string, { context?: number; variants: string[] }>()
+  const describe = async (model: ModelRef, signal: AbortSignal) => {
+    const key = `${model.providerID}/${model.modelID}`
+    if (!models.has(key)) {
+      const result = await loose.config.providers({ signal })
+      const providers = ((ok(result, "list providers") as { providers?: RawProvider[] }).providers ?? []) as RawProvider[]
+      for (const provider of providers) {
+        for (const [id, info] of Object.entries(provider.models ?? {})) {
+          models.set(`${provider.id}/${id}`, { ...(info.limit?.context ? { context: info.limit.context } : {}), variants: Object.keys(info.variants ?? {}) })
+        }
+      }
+      if (!models.has(key)) models.set(key, { variants: [] })
+    }
+    return models.get(key)!
+  }
 
   return {
     kind: "opencode1",
@@ -85,15 +101,16 @@ export function createV1Host(client: Client): Host {
     },
 
     async contextLimit(model: ModelRef, signal) {
-      const key = `${model.providerID}/${model.modelID}`
-      if (contextLimits.has(key)) return contextLimits.get(key)
-      const result = await loose.config.providers({ signal })
-      const providers = ((ok(result, "list providers") as { providers?: RawProvider[] }).providers ?? []) as RawProvider[]
-      for (const provider of providers) {
-        for (const [id, info] of Object.entries(provider.models ?? {})) contextLimits.set(`${provider.id}/${id}`, info.limit?.context || undefined)
-      }
-      if (!contextLimits.has(key)) contextLimits.set(key, undefined)
-      return contextLimits.get(key)
+      return (await describe(model, signal)).context
+    },
+
+    async modelVariants(model: ModelRef, signal) {
+      return (await describe(model, signal)).variants
+    },
+
+    async mcpServers(signal) {
+      const result = await loose.mcp.status({ signal })
+      return Object.keys((ok(result, "MCP status") as Record<string, unknown>) ?? {})
     },
   }
 }
@@ -109,7 +126,7 @@ interface RawSession {
 
 interface RawProvider {
   id: string
-  models?: Record<string, { limit?: { context?: number } }>
+  models?: Record<string, { limit?: { context?: number }; variants?: Record<string, unknown> }>
 }
 
 interface RawReply {

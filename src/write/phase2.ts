@@ -14,11 +14,13 @@ import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { Host, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import type { Phase2Jobs } from "../store/phase2-jobs.js"
+import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { CONSOLIDATION_REQUEST, renderConsolidationPrompt, type ConsolidationTemplates } from "./consolidate-prompt.js"
 import { resetBaseline, workspaceDiff, workspaceStatus } from "./git-baseline.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
 import { prepareWorkspace, syncInputs, validateArtifacts } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
+import { chooseVariant } from "./variants.js"
 
 export const CONSOLIDATE_AGENT = "memorize"
 
@@ -36,6 +38,8 @@ export interface Phase2Deps {
   consolidationModel: () => ModelRef | undefined
   /** Called after the summary may have changed. */
   onConsolidated: () => void
+  /** Shared with phase 1: a rate-limited model is left alone for an hour. */
+  breaker: RateLimitBreaker
   workerId: string
 }
 
@@ -78,13 +82,18 @@ export class Phase2 {
     if (!options.generate_memories || this.shutdown.signal.aborted) return { type: "skipped", reason: "disabled" }
     const jobs = this.deps.jobs()
     if (!jobs) return { type: "skipped", reason: "no_store" }
+    const model = this.deps.consolidationModel()
+    const scope = breakerScope(model, "consolidation")
+    if (this.deps.breaker.check(scope)) return { type: "skipped", reason: "rate_limited" }
 
     // 1. claim
     const claim = jobs.claim(this.deps.workerId)
     if (claim.type !== "claimed") return { type: "skipped", reason: claim.type }
     const { token } = claim
-    const fail = (reason: string): Phase2Outcome => {
-      jobs.fail(token, reason)
+    const fail = (reason: string, rateLimited = false): Phase2Outcome => {
+      // A quota or rate limit is not the job's fault: it spends no retry and pauses the model.
+      if (rateLimited) this.deps.breaker.trip(scope, reason)
+      jobs.fail(token, reason, { spendRetry: !rateLimited })
       diagnostics.report("warn", "phase2", `consolidation failed: ${reason}`)
       return { type: "failed", reason }
     }
@@ -110,13 +119,13 @@ export class Phase2 {
       await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
 
       // 7-8. the consolidator
-      const agent = await this.runAgent(jobs, token, !artifacts.valid)
+      const agent = await this.runAgent(jobs, token, !artifacts.valid, model)
       if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
       if (agent.type === "aborted") {
         jobs.release(token)
         return { type: "released" }
       }
-      if (agent.type === "failed") return fail(agent.reason)
+      if (agent.type === "failed") return fail(agent.reason, agent.rateLimited)
 
       // 9-10. validate and commit
       const valid = validateArtifacts(memoryRoot)
@@ -140,7 +149,8 @@ export class Phase2 {
     jobs: Phase2Jobs,
     token: string,
     firstRun: boolean,
-  ): Promise<{ type: "ok" } | { type: "failed"; reason: string } | { type: "aborted" } | { type: "lease_kept"; reason: string }> {
+    model: ModelRef | undefined,
+  ): Promise<{ type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean } | { type: "aborted" } | { type: "lease_kept"; reason: string }> {
     const { host, memoryRoot, now } = this.deps
     const lost = new AbortController()
     const signal = AbortSignal.any([this.shutdown.signal, lost.signal, AbortSignal.timeout(STAGE_TWO.AGENT_TIMEOUT_MS)])
@@ -150,7 +160,7 @@ export class Phase2 {
     }, STAGE_TWO.HEARTBEAT_MS)
     heartbeat.unref?.()
     let helperId: string | undefined
-    let result: { type: "ok" } | { type: "failed"; reason: string } | { type: "aborted" }
+    let result: { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean } | { type: "aborted" }
     try {
       const helper = await host.createSession(
         { directory: memoryRoot, title: helperTitle("consolidate"), metadata: helperMetadata("consolidate", undefined, now()) },
@@ -160,7 +170,7 @@ export class Phase2 {
       this.deps.helperSessions.add(helper.id)
       const onAbort = () => void host.abortSession(helper.id, memoryRoot).catch(() => undefined)
       signal.addEventListener("abort", onAbort, { once: true })
-      const model = this.deps.consolidationModel()
+      const variant = model ? chooseVariant(await host.modelVariants(model, signal).catch(() => []), "medium") : undefined
       const reply = await host
         .prompt(
           helper.id,
@@ -168,6 +178,7 @@ export class Phase2 {
             directory: memoryRoot,
             agent: CONSOLIDATE_AGENT,
             ...(model ? { model } : {}),
+            ...(variant ? { variant } : {}),
             system: renderConsolidationPrompt(this.deps.templates, { memoryRoot, firstRun }),
             text: CONSOLIDATION_REQUEST,
           },
@@ -176,7 +187,10 @@ export class Phase2 {
         .finally(() => signal.removeEventListener("abort", onAbort))
       if (this.shutdown.signal.aborted) result = { type: "aborted" }
       else if (lost.signal.aborted) result = { type: "failed", reason: "lost the consolidation lease" }
-      else if (reply.error) result = { type: "failed", reason: `consolidation agent failed: ${reply.error.name}: ${reply.error.message}`.slice(0, 2_000) }
+      else if (reply.error) {
+        const reason = `consolidation agent failed: ${reply.error.name}: ${reply.error.message}`.slice(0, 2_000)
+        result = { type: "failed", reason, rateLimited: isRateLimit(reply.error) }
+      }
       else result = { type: "ok" }
     } catch (error) {
       result = this.shutdown.signal.aborted ? { type: "aborted" } : { type: "failed", reason: errorMessage(error) }

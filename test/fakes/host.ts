@@ -20,6 +20,9 @@ export class FakeHost implements Host {
   listCalls = 0
   failListing: Error | undefined
   contextLimits = new Map<string, number>()
+  variants = new Map<string, string[]>()
+  mcp: string[] = []
+  mcpCalls = 0
   responder: Responder = () => ({ text: "", structured: { rollout_summary: "", raw_memory: "", rollout_slug: "" } })
   private nextId = 1
 
@@ -75,5 +78,14 @@ export class FakeHost implements Host {
 
   async contextLimit(model: ModelRef): Promise<number | undefined> {
     return this.contextLimits.get(`${model.providerID}/${model.modelID}`)
+  }
+
+  async modelVariants(model: ModelRef): Promise<string[]> {
+    return this.variants.get(`${model.providerID}/${model.modelID}`) ?? []
+  }
+
+  async mcpServers(): Promise<string[]> {
+    this.mcpCalls++
+    return [...this.mcp]
   }
 }

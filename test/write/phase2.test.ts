@@ -11,6 +11,7 @@ import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { loadConsolidationTemplates } from "../../src/write/consolidate-prompt.js"
+import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { Phase2 } from "../../src/write/phase2.js"
 import { FakeHost } from "../fakes/host.js"
 
@@ -25,6 +26,9 @@ let root: string
 let consolidated: number
 const disposers: Array<() => Promise<void>> = []
 
+let breaker: RateLimitBreaker
+let model: { providerID: string; modelID: string } | undefined
+
 function phase2() {
   const jobs = new Phase2Jobs(db, () => clock)
   const p = new Phase2({
@@ -37,8 +41,9 @@ function phase2() {
     memoryRoot: root,
     jobs: () => jobs,
     helperSessions: new Set(),
-    consolidationModel: () => undefined,
+    consolidationModel: () => model,
     onConsolidated: () => consolidated++,
+    breaker,
     workerId: "test",
   })
   disposers.push(() => p.dispose())
@@ -70,6 +75,8 @@ beforeEach(() => {
   db = openDatabase(path.join(dir, "memory.db")).db
   host = new FakeHost(() => clock)
   consolidated = 0
+  breaker = new RateLimitBreaker(() => clock)
+  model = undefined
 })
 afterEach(async () => {
   for (const dispose of disposers.splice(0)) await dispose()
@@ -149,6 +156,28 @@ describe("phase 2", () => {
     expect(await phase2().run()).toEqual({ type: "skipped", reason: "skipped_running" })
     release()
     expect((await first).type).toBe("succeeded")
+  })
+
+  it("pauses a rate-limited model for an hour without spending a retry", async () => {
+    seedOutput("ses_a")
+    model = { providerID: "acme", modelID: "big" }
+    host.responder = () => ({ text: "", error: { name: "APIError", message: "Rate limit reached", status: 429 } })
+    expect((await phase2().run()).type).toBe("failed")
+    expect(db.prepare("SELECT retry_remaining FROM jobs WHERE kind = 'memory_consolidate_global'").get()).toEqual({ retry_remaining: 3 })
+    expect(breaker.check("acme/big")).toBeDefined()
+    expect(await phase2().run()).toEqual({ type: "skipped", reason: "rate_limited" })
+    expect(host.prompts).toHaveLength(1)
+    clock += HOUR + 1
+    expect(breaker.check("acme/big")).toBeUndefined()
+  })
+
+  it("asks for the medium effort, or the nearest one the model lists", async () => {
+    seedOutput("ses_a")
+    model = { providerID: "acme", modelID: "big" }
+    host.variants.set("acme/big", ["low", "high"])
+    writingConsolidator()
+    await phase2().run()
+    expect(host.prompts[0]!.prompt).toMatchObject({ model, variant: "high" })
   })
 
   it("gives the claim back when disposed mid-run", async () => {
