@@ -1,6 +1,8 @@
 // Recent warnings and errors, kept per instance for `memory_inspect` and sent to the host's log.
+// Messages come from errors, hosts and models, so they are redacted before they are kept or sent.
 import { GUARD } from "./constants.js"
 import type { Host, LogLevel } from "./host.js"
+import { redactDeep, redactText } from "./redact/redact.js"
 
 export interface Diagnostic {
   time: number
@@ -19,7 +21,9 @@ export class Diagnostics {
     private readonly limit: number = GUARD.MAX_DIAGNOSTICS,
   ) {}
 
-  report(level: LogLevel, source: string, message: string, extra?: Record<string, unknown>): void {
+  report(level: LogLevel, source: string, rawMessage: string, rawExtra?: Record<string, unknown>): void {
+    const message = redactText(rawMessage)
+    const extra = rawExtra && (redactDeep(rawExtra) as Record<string, unknown>)
     if (level !== "debug") {
       this.entries.push({ time: this.now(), level, source, message })
       if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit)

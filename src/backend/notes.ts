@@ -36,7 +36,8 @@ export function addNote(deps: NoteDeps, input: NewNote): WrittenNote {
   const safeNote = deps.redact(note)
   const directory = ensureDirectory(deps.root, TOOLS.NOTES_DIR)
   const now = deps.now()
-  const stem = `${fileTimestamp(now)}-${slugify(title)}`
+  // The file name comes from the redacted title: a secret must not become a path.
+  const stem = `${fileTimestamp(now)}-${slugify(safeTitle.text)}`
   const body = renderNote(safeTitle.text, safeNote.text, now, input.sessionId)
   for (let attempt = 1; attempt <= 100; attempt++) {
     const name = attempt === 1 ? `${stem}.md` : `${stem}-${attempt}.md`

@@ -1,7 +1,18 @@
 // One redactor for every exit: transcripts before extraction, extracted text before storage,
-// notes, files written to the memory folder, and logs. It replaces each secret with a marker of
-// its class and counts what it replaced, never keeping the secret itself.
-import { RULES, type RedactionRule } from "./rules.js"
+// notes, files written to the memory folder, job errors, diagnostics and logs. It replaces each
+// secret with a marker of its class and counts what it replaced, never keeping the secret itself.
+//
+// Passes, in order, each one scan of the text (or none, when a cheap check rules it out):
+//   1. private key blocks (their bodies must not feed later rules)
+//   2. prefixed token formats: one scan for every prefix at once, then the rule at each hit
+//   3. token formats without a prefix, each only when its literal hint occurs
+//   4. passwords in URLs, Authorization headers, bare bearer tokens, cookies, CLI passwords
+//   5. values of secret-named keys (JSON, YAML, .env, shell, flags, URL queries)
+// A later pass never touches a marker an earlier one wrote, so redact(redact(x)) is redact(x).
+import { assignments } from "./assignments.js"
+import { Edits } from "./marker.js"
+import { PREFIX_RULES, SCAN_RULES, type PrefixRule, type ScanRule } from "./rules.js"
+import { authorizationHeaders, bearerTokens, cliPasswords, cookieHeaders, privateKeys, urlCredentials } from "./structures.js"
 
 export interface Redaction {
   text: string
@@ -9,26 +20,86 @@ export interface Redaction {
   counts: Record<string, number>
 }
 
-const MARKER = /^\[REDACTED:[a-z-]+\]$/
+const escape = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 
-export function redact(text: string, rules: readonly RedactionRule[] = RULES): Redaction {
+/** Every prefix, longest first, so the scan reports the most specific one at each position. */
+const PREFIXES = [...new Set(PREFIX_RULES.flatMap((rule) => rule.prefixes))].sort((a, b) => b.length - a.length)
+// Used only through exec() after setting lastIndex: no state carries between calls.
+const ANCHOR = new RegExp(`\\b(?:${PREFIXES.map(escape).join("|")})`, "g")
+/** For each prefix, the rules to try where it matched: also those whose prefix is a shorter start of it. */
+const CANDIDATES: ReadonlyMap<string, readonly PrefixRule[]> = new Map(
+  PREFIXES.map((prefix) => [prefix, PREFIX_RULES.filter((rule) => rule.prefixes.some((own) => prefix.startsWith(own)))]),
+)
+/** A random part that repeats one character six times is a placeholder (`ghp_xxxxxx...`). */
+const SAME_CHAR_RUN = /(.)\1{5}/
+
+const PASSES: ReadonlyArray<(edits: Edits) => void> = Object.freeze([
+  privateKeys,
+  prefixedTokens,
+  // One pass per rule: each scan finds its own matches in order.
+  ...SCAN_RULES.map((rule) => (edits: Edits) => scanned(rule, edits)),
+  urlCredentials,
+  authorizationHeaders,
+  bearerTokens,
+  cookieHeaders,
+  cliPasswords,
+  assignments,
+])
+
+export function redact(text: string): Redaction {
   const counts: Record<string, number> = {}
   let out = text
-  for (const rule of rules) {
-    out = out.replace(rule.pattern, (match: string, ...groups: unknown[]) => {
-      const secret = rule.group ? (groups[rule.group - 1] as string | undefined) : match
-      // Already redacted by an earlier rule: leave the marker alone.
-      if (!secret || MARKER.test(secret) || secret.startsWith("[REDACTED:")) return match
-      counts[rule.name] = (counts[rule.name] ?? 0) + 1
-      const marker = `[REDACTED:${rule.name}]`
-      if (!rule.group) return marker
-      const at = match.lastIndexOf(secret)
-      return match.slice(0, at) + marker + match.slice(at + secret.length)
-    })
+  for (const pass of PASSES) {
+    const edits = new Edits(out, counts)
+    pass(edits)
+    out = edits.finish()
   }
   return { text: out, counts }
 }
 
 export function redactText(text: string): string {
   return redact(text).text
+}
+
+/** Strings anywhere in a JSON-like value (log fields, error details), redacted; depth-limited. */
+export function redactDeep(value: unknown, depth = 4): unknown {
+  if (typeof value === "string") return redactText(value)
+  if (depth <= 0 || value === null || typeof value !== "object") return value
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth - 1))
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, depth - 1)]))
+}
+
+/** Adds `more` into `total`, class by class. */
+export function addCounts(total: Record<string, number>, more: Readonly<Record<string, number>>): Record<string, number> {
+  for (const [name, count] of Object.entries(more)) total[name] = (total[name] ?? 0) + count
+  return total
+}
+
+function prefixedTokens(edits: Edits): void {
+  const text = edits.text
+  ANCHOR.lastIndex = 0
+  for (let hit = ANCHOR.exec(text); hit; hit = ANCHOR.exec(text)) {
+    const at = hit.index
+    for (const rule of CANDIDATES.get(hit[0]) ?? []) {
+      rule.pattern.lastIndex = at
+      const match = rule.pattern.exec(text)
+      if (!match) continue
+      const [start, end] = rule.group ? match.indices![rule.group]! : [at, at + match[0].length]
+      const secret = text.slice(start, end)
+      if (SAME_CHAR_RUN.test(secret) || (rule.validate && !rule.validate(secret, text, at))) continue
+      edits.replace(start, end, rule.name)
+      ANCHOR.lastIndex = at + match[0].length
+      break
+    }
+  }
+}
+
+function scanned(rule: ScanRule, edits: Edits): void {
+  const text = edits.text
+  if (rule.hint !== undefined && !text.includes(rule.hint)) return
+  rule.pattern.lastIndex = 0
+  for (let match = rule.pattern.exec(text); match; match = rule.pattern.exec(text)) {
+    if (SAME_CHAR_RUN.test(match[0]) || (rule.validate && !rule.validate(match[0]))) continue
+    edits.replace(match.index, match.index + match[0].length, rule.name)
+  }
 }

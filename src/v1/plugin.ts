@@ -5,6 +5,7 @@ import os from "node:os"
 import type { Hooks, Plugin } from "@opencode-ai/plugin"
 import { createGuard } from "../guard.js"
 import { Memory } from "../memory.js"
+import { redactText } from "../redact/redact.js"
 import { createV1Host } from "./host.js"
 import { createV1Hooks } from "./hooks.js"
 
@@ -15,7 +16,7 @@ export const server: Plugin = async (input, options) => {
     memory = new Memory(options, { host, env: process.env, homedir: os.homedir(), directory: input.directory })
   } catch (error) {
     // Without an instance there is nothing to run; OpenCode goes on as if the plugin were absent.
-    host.log("error", `opencode-codex-memory disabled: ${(error as Error).message}`).catch(() => undefined)
+    host.log("error", redactText(`opencode-codex-memory disabled: ${(error as Error).message}`)).catch(() => undefined)
     return {} satisfies Hooks
   }
   const timer = setTimeout(() => void memory.start(), 0)

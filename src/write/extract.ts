@@ -96,11 +96,13 @@ export function parseExtraction(templates: ExtractionTemplates, answer: unknown,
   if (echo) return { type: "invalid", reason: `the extractor echoed its instructions ("${echo.slice(0, 60)}...")` }
   const safeSummary = redact(summary)
   const safeRaw = redact(raw)
+  // The slug becomes part of a file name: a secret in it is redacted before cleanSlug mangles it.
+  const safeSlug = parsed.data.rollout_slug == null ? undefined : redact(parsed.data.rollout_slug)
   const counts: Record<string, number> = { ...safeSummary.counts }
-  for (const [key, n] of Object.entries(safeRaw.counts)) counts[key] = (counts[key] ?? 0) + n
+  for (const [key, n] of [...Object.entries(safeRaw.counts), ...Object.entries(safeSlug?.counts ?? {})]) counts[key] = (counts[key] ?? 0) + n
   return {
     type: "memory",
-    memory: { rawMemory: safeRaw.text, rolloutSummary: safeSummary.text, slug: cleanSlug(parsed.data.rollout_slug), cwd: cwd ? path.normalize(cwd) : null },
+    memory: { rawMemory: safeRaw.text, rolloutSummary: safeSummary.text, slug: cleanSlug(safeSlug?.text ?? null), cwd: cwd ? path.normalize(cwd) : null },
     redactions: counts,
   }
 }

@@ -1,0 +1,66 @@
+// Whether a value found after a secret-named key is worth hiding. A key name says "secret", but
+// code and docs are full of such keys holding no secret at all: types (`password: string`),
+// variables (`token = getToken()`), templates (`${API_KEY}`), placeholders (`your-key-here`).
+// These checks keep them; the decision rules are listed in ARCHITECTURE.md (D11).
+import { holdsMarker } from "./marker.js"
+
+/** Words that stand in for a value rather than being one. Compared lowercased, whole. */
+const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set([
+  "changeme", "changeit", "change-me", "change_me", "password", "passwd", "secret", "token", "apikey", "api-key", "api_key",
+  "example", "placeholder", "redacted", "masked", "hidden", "dummy", "sample", "none", "null", "nil", "undefined", "true",
+  "false", "yes", "no", "on", "off", "required", "optional", "todo", "tbd", "fixme", "empty", "unset", "default",
+  "notset", "not-set", "not_set", "secretstr", "string", "str", "bytes", "number",
+])
+
+/** Fragments that mark a template, an elision or a stand-in anywhere in a value. */
+const PLACEHOLDER_FRAGMENTS = /\$\{|\{\{|%\(|#\{|<%|\.\.\.|…|\*\*\*|xxxx|example|changeme|placeholder|replace[-_ ]?(?:me|with|this)|your[-_ ]?(?:own[-_ ]?)?(?:api|secret|token|key|pass|password|app|access|client|private|auth|db|database|aws)|[-_]here$|^your[-_A-Z]|^my[-_](?:secret|token|key|pass|password|api)|^(?:dummy|fake|mock|test|sample)[-_]/i
+const SAME_CHAR_RUN = /(.)\1{5}/
+const PATH_OR_URL = /^(?:\/|\.{1,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/|file:)/i
+/** `config.password`, `process.env.TOKEN`, `self.secret`: a reference to a value. */
+const MEMBER_PATH = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$/
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+/** Letters only, possibly in words joined by `-`, `_` or `.`, possibly ending in punctuation. */
+const WORDS_ONLY = /^\p{L}+(?:[-_.]\p{L}+)*[.:!?]?$/u
+const CAMEL_HUMP = /\p{Ll}\p{Lu}/u
+const DIGITS_ONLY = /^\d+$/
+
+export function isPlaceholder(value: string): boolean {
+  if (!value || holdsMarker(value)) return true
+  const first = value[0]!
+  // Shell and template variables, YAML tags/anchors/aliases, block scalars, angle-bracket stand-ins.
+  if ("$%<{!&*|>@".includes(first)) return true
+  if (PLACEHOLDER_WORDS.has(value.toLowerCase())) return true
+  return PLACEHOLDER_FRAGMENTS.test(value) || SAME_CHAR_RUN.test(value)
+}
+
+/** Code rather than data: calls, indexing, member paths, and values that are paths or URLs. */
+export function looksLikeCode(value: string): boolean {
+  return /[()[\]{}]/.test(value) || MEMBER_PATH.test(value.replace(/[!?;,]+$/, "")) || PATH_OR_URL.test(value)
+}
+
+/**
+ * Random enough to be a secret even where the context is weak (a key word in the middle of a
+ * prose or log line, a bare word after `key = `): at least 8 characters mixing letters and
+ * digits, no whitespace, and neither a placeholder nor code.
+ */
+export function looksRandom(value: string): boolean {
+  return value.length >= 8 && /\d/.test(value) && /\p{L}/u.test(value) && !/\s/.test(value) && !isPlaceholder(value) && !looksLikeCode(value)
+}
+
+/**
+ * A plausible secret where the context says "this is a value" (a quoted literal, a `.env` line,
+ * a YAML scalar at the start of its line). Rejected: placeholders, code, whitespace, fewer than
+ * 6 characters, numbers shorter than 8 digits (limits, ports), and words made of letters only
+ * shorter than 16 characters or written in camelCase (types, identifiers, labels).
+ */
+export function looksLikeSecret(value: string): boolean {
+  if (value.length < 6 || /\s/.test(value) || isPlaceholder(value) || looksLikeCode(value)) return false
+  if (DIGITS_ONLY.test(value)) return value.length >= 8
+  if (WORDS_ONLY.test(value)) return value.length >= 16 && !CAMEL_HUMP.test(value)
+  return true
+}
+
+/** A bare identifier (`token_value`, `hunter2`): in code, a variable rather than a literal. */
+export function isIdentifier(value: string): boolean {
+  return IDENTIFIER.test(value)
+}

@@ -1,0 +1,155 @@
+// The cases an earlier port got wrong, and their neighbours: key names match as whole words, a
+// key's value must look like a value, and prose stays prose. Each list entry is one line of text.
+import { describe, expect, it } from "vitest"
+import { isSecretKey, keyWords } from "../../src/redact/keys.js"
+import { redact } from "../../src/redact/redact.js"
+import { isPlaceholder, looksLikeSecret, looksRandom } from "../../src/redact/values.js"
+
+const unchanged = (lines: readonly string[]) => {
+  for (const line of lines) expect(redact(line), line).toEqual({ text: line, counts: {} })
+}
+
+describe("key names", () => {
+  it("match only as whole words, and only as the key's last word", () => {
+    unchanged([
+      "max_tokens: 4096",
+      "max_token: 4096",
+      "maxTokens: 4096",
+      "tokenizer=cl100k_base",
+      "csrf_token_name = 'x-csrf-token'",
+      "token_count: 1234567890",
+      "num_tokens = len(tokens)",
+      "token_type: bearer",
+      "tiktoken: ^1.0.15",
+      "keyboard: us-intl-2024",
+      "monkey: banana123456",
+      "passport: X1234567890",
+      "secretName: api-tls-2024",
+      "TOKEN_URL=https://auth.acme.dev/oauth/token",
+      "password_min_length: 12",
+      "PASSWORD_RESET_TIMEOUT=3600",
+    ])
+  })
+
+  it("are cut at underscores, dashes, dots and camelCase humps", () => {
+    expect(keyWords("AWS_SECRET_ACCESS_KEY")).toEqual(["aws", "secret", "access", "key"])
+    expect(keyWords("spring.datasource.password")).toEqual(["spring", "datasource", "password"])
+    expect(keyWords("clientSecret")).toEqual(["client", "secret"])
+    expect(keyWords("X-API-Key")).toEqual(["x", "api", "key"])
+    expect(keyWords("APIKey")).toEqual(["api", "key"])
+  })
+
+  it("name a secret by their last word, or `key` after a qualifier, or a known one-word form", () => {
+    for (const key of ["password", "DB_PASSWORD", "apiKey", "x-api-key", "client_secret", "authToken", "PGPASSWORD", "dbpass", "signing-key", "GITHUB_TOKEN"]) {
+      expect(isSecretKey(keyWords(key)), key).toBe(true)
+    }
+    for (const key of ["key", "public_key", "sort_key", "token_limit", "max_token", "eos_token", "next_page_token", "mock_password", "NEXT_PUBLIC_API_KEY", "tokenizer", "tiktoken", "csrf_token_name"]) {
+      expect(isSecretKey(keyWords(key)), key).toBe(false)
+    }
+  })
+})
+
+describe("values", () => {
+  it("leave placeholders, templates and references alone", () => {
+    unchanged([
+      "API_KEY=<your api key>",
+      "API_KEY=your-api-key-here",
+      "token: ${{ secrets.GITHUB_TOKEN }}",
+      'password: "${DB_PASSWORD}"',
+      "PASSWORD=$(cat /run/secrets/db)",
+      "SECRET_KEY=changeme",
+      "keystore_password=changeit",
+      'token = "xxxxxxxxxxxxxxxx"',
+      '"password": "********"',
+      '"apiKey": "sk-..."',
+      "ANTHROPIC_API_KEY=sk-ant-...",
+      "password: ENC[AES256_GCM,data:Tm90IGEgc2VjcmV0,type:str]",
+      "password: !vault |",
+      "password: *default_password",
+      "jwt_secret: '{{ jwt_secret }}'",
+      "DB_PASSWORD=%DB_PASSWORD%",
+      'password = ""',
+      "password: null",
+    ])
+  })
+
+  it("leave types, variables and calls in code alone", () => {
+    unchanged([
+      "  password: string;",
+      "  token?: string",
+      "  password: String!",
+      "  api_key: Option<SecretString>,",
+      "const token = await getToken()",
+      "token := os.Getenv(\"API_TOKEN\")",
+      "self.password = password",
+      "password = None",
+      "apiKey: process.env.OPENAI_API_KEY!,",
+      "secret = secrets.token_hex(32)",
+      "const secret = config.secret",
+      "if (password == userInput) return",
+      "fetch(url, { credentials: \"same-origin\" })",
+      "login(username, password) => session",
+    ])
+  })
+
+  it("leave words alone where a label, a mode or a type is usual", () => {
+    unchanged(['"password": "Password"', '"token": "Token"', "credentials: include", "auth: oauth2", '"auth": "bearer"', "secret: true", "password: required"])
+  })
+
+  it("take a random-looking value even in weak contexts, and any literal in strong ones", () => {
+    expect(redact("login failed: invalid password: Hunter2024x").counts).toEqual({ "secret-assignment": 1 })
+    expect(redact('const password = "correcthorse"').text).toBe('const password = "correcthorse"')
+    expect(redact('const password = "correct-horse-7"').text).toBe('const password = "[REDACTED:secret-assignment]"')
+    expect(redact("password: 12345678").text).toBe("password: [REDACTED:secret-assignment]")
+    expect(redact("password: 1234").text).toBe("password: 1234")
+  })
+
+  it("are classified by small predicates", () => {
+    expect(isPlaceholder("<token>")).toBe(true)
+    expect(isPlaceholder("your_token_here")).toBe(true)
+    expect(isPlaceholder("s3cr3t-Value")).toBe(false)
+    expect(looksRandom("a1b2c3d4")).toBe(true)
+    expect(looksRandom("missing")).toBe(false)
+    expect(looksLikeSecret("correcthorsebatterystaple")).toBe(true)
+    expect(looksLikeSecret("correctHorseBatteryStaple")).toBe(false)
+  })
+})
+
+describe("prose", () => {
+  it("stays prose", () => {
+    unchanged([
+      "the token: is missing",
+      "Error: the token: is missing or expired",
+      "password reset emails are sent by the worker",
+      "Secret: there is none, the vault holds it.",
+      "The API key: rotate it every 90 days.",
+      "Use the --password flag to set it, or --token to pass a token.",
+      "Bearer tokens expire after an hour.",
+      "the Authorization header is required",
+      "keys start with sk- and are shown once",
+      "Token: 4096 max per request",
+    ])
+  })
+
+  it("loses a secret it spells out", () => {
+    expect(redact("my password: Summer2024x").text).toBe("my password: [REDACTED:secret-assignment]")
+  })
+})
+
+describe("non-secret strings that look random", () => {
+  it("stay: hashes, ids, integrity strings, public keys and certificates", () => {
+    unchanged([
+      "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+      "request_id=8f14e45f-ceea-467a-9575-3b1d2e9a7c21",
+      '"integrity": "sha512-PRp66vJ865SSqOlgqS8hujT5U4AOgMfhrwYIuIhfKaoSCZcirrmASQr8CX7cUg+RMih+hgznrjp99o+W4pJLHQ=="',
+      "image: ghcr.io/acme/api@sha256:3c1f9a2e8b7d6c5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a",
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl deploy@acme",
+      "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ6T3Ujq9ZHk8sOCm4V2LZ2Pp5TYwCgYIKoZIzj0EAwIw\n-----END CERTIFICATE-----",
+      "STRIPE_PUBLISHABLE_KEY=pk_live_51HqLyjWDarjtT1zdp7dcXz0abcdef",
+      "NEXT_PUBLIC_API_KEY=pk_live_51HqLyjWDarjtT1zdp7dcXz0abcdef",
+      "postgres://user:password@localhost:5432/app",
+      "http://localhost:8080/health",
+      "https://deploy@registry.acme.dev/v2/",
+    ])
+  })
+})
