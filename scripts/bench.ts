@@ -4,6 +4,7 @@ import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchPhase1 } from "./bench/phase1.js"
 import { benchPhase2 } from "./bench/phase2.js"
 import { benchReadPath } from "./bench/read-path.js"
+import { benchRedact } from "./bench/redact.js"
 import { benchSearch } from "./bench/search.js"
 import { benchTranscript } from "./bench/transcript.js"
 import { report, type BenchResult } from "./bench/measure.js"
@@ -13,6 +14,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["opencode-run", benchOpencodeRun],
   ["search", benchSearch],
   ["transcript", benchTranscript],
+  ["redact", benchRedact],
   ["phase1", benchPhase1],
   ["closed-loop", benchClosedLoop],
   ["phase2", benchPhase2],

@@ -130,6 +130,8 @@ export class Memory implements MemoryToolPorts {
       extractionModel: () => parseModel(this.options.extract_model ?? this.hostModels.small_model),
       workerId: this.workerId,
       afterPass: () => this.afterExtraction(),
+      breaker: this.breaker,
+      recordRedactions: (sessionId, counts, stage) => this.memoryStore?.recordRedactions(sessionId, counts, stage),
     })
     const templatesDir = path.join(this.packageDir, "templates")
     this.phase2 = new Phase2({
@@ -291,6 +293,8 @@ export class Memory implements MemoryToolPorts {
       warnings: this.warnings,
       diagnostics: this.diagnostics.recent(),
       cooldownMs: JOBS.PHASE2_COOLDOWN_MS,
+      redactions: store?.redactionTotals(),
+      breakers: this.breaker.list(),
     }
     const { options, ...rest } = snapshot
     return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }
@@ -299,6 +303,8 @@ export class Memory implements MemoryToolPorts {
   private summaryStats(): InspectSnapshot["summary"] {
     const stat = fs.lstatSync(this.paths.summary, { throwIfNoEntry: false })
     if (!stat?.isFile()) return undefined
+    // A huge summary is not read whole just to report its size.
+    if (stat.size > 1024 * 1024) return { bytes: stat.size, estimatedTokens: Math.ceil(stat.size / READ_PATH.BYTES_PER_TOKEN), injected: this.options.use_memories, capped: true }
     const text = fs.readFileSync(this.paths.summary, "utf8").trim()
     if (!text) return undefined
     const estimatedTokens = estimateTokens(text)
@@ -337,12 +343,15 @@ export class Memory implements MemoryToolPorts {
     if (this.disposed) return
     this.storeState = { status: "opening" }
     try {
-      const { db, migrated } = openDatabase(this.paths.db)
+      const { db, migrated, recovered } = openDatabase(this.paths.db)
       if (this.disposed) return db.close()
       this.memoryStore = new MemoryStore(db, this.now)
       this.jobs.stage1 = new Stage1Jobs(db, this.now)
       this.jobs.phase2 = new Phase2Jobs(db, this.now)
       this.storeState = { status: "open", driver: db.driver, schemaVersion: migrated.to }
+      if (recovered) {
+        this.diagnostics.report("warn", "store", `memory.db could not be read (${recovered.reason}); it was moved to ${recovered.movedTo} and a new one was created`)
+      }
       if (migrated.from !== migrated.to) {
         this.diagnostics.report("info", "store", `memory.db migrated from schema ${migrated.from} to ${migrated.to} (${db.driver})`)
       }

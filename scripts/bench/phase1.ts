@@ -10,6 +10,7 @@ import { parseOptions } from "../../src/options.js"
 import { openDatabase } from "../../src/store/database.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { loadExtractionTemplates } from "../../src/write/extract.js"
+import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { Phase1 } from "../../src/write/phase1.js"
 import { FakeHost } from "../../test/fakes/host.js"
 import { median, type BenchResult } from "./measure.js"
@@ -68,6 +69,7 @@ async function timePass(templates: ReturnType<typeof loadExtractionTemplates>, n
     helperSessions: new Set(),
     extractionModel: () => undefined,
     workerId: "bench",
+    breaker: new RateLimitBreaker(() => now),
   })
   const start = process.hrtime.bigint()
   const report = await phase1.pass()

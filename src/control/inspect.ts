@@ -1,6 +1,8 @@
 // The memory_inspect report: a pure rendering of a snapshot, so it can be tested byte for byte.
 import type { Diagnostic } from "../diagnostics.js"
 import type { MemoryOptions } from "../options.js"
+import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
+import { redactText } from "../redact/redact.js"
 import type { JobRow, StoreCounts } from "../store/memory-store.js"
 import type { MemoryPaths } from "../util/paths.js"
 
@@ -16,7 +18,12 @@ export interface InspectSnapshot {
   warnings: readonly string[]
   diagnostics: readonly Diagnostic[]
   cooldownMs: number
+  /** Secrets redaction replaced in extractions, by class (MemoryStore.redactionTotals); undefined until the database is open. */
+  redactions?: Record<string, number>
+  /** Models paused after a rate limit or quota error. */
+  breakers?: ReadonlyArray<{ scope: string; until: number; reason: string }>
 }
+
 
 export function renderInspect(s: InspectSnapshot): string {
   const lines: string[] = ["# Long-term memory", ""]
@@ -47,10 +54,18 @@ export function renderInspect(s: InspectSnapshot): string {
   lines.push(describePhase2(s))
   lines.push("")
 
+  lines.push("## Rate limits")
+  const breakers = s.breakers ?? []
+  lines.push(...(breakers.length ? breakers.map((b) => `${b.scope}: paused until ${iso(b.until)} (${redactText(b.reason)})`) : ["no model paused"]), "")
+
+  lines.push("## Redactions")
+  lines.push(...describeRedactions(s.redactions), "")
+
   lines.push("## Recent errors")
+  // Errors are redacted when they are recorded; this also covers rows an older version wrote.
   const errors = [
-    ...s.jobErrors.map((job) => `${job.kind} ${job.job_key}: ${job.last_error}`),
-    ...s.diagnostics.filter((d) => d.level === "error" || d.level === "warn").slice(-10).map((d) => `${new Date(d.time).toISOString()} ${d.level} ${d.source}: ${d.message}`),
+    ...s.jobErrors.map((job) => `${job.kind} ${job.job_key}: ${redactText(job.last_error ?? "")}`),
+    ...s.diagnostics.filter((d) => d.level === "error" || d.level === "warn").slice(-10).map((d) => `${new Date(d.time).toISOString()} ${d.level} ${d.source}: ${redactText(d.message)}`),
   ]
   lines.push(...(errors.length ? errors : ["none"]), "")
 
@@ -58,6 +73,22 @@ export function renderInspect(s: InspectSnapshot): string {
   for (const [key, value] of Object.entries(s.options)) lines.push(`${key}: ${JSON.stringify(value) ?? "unset"}`)
   if (s.warnings.length) lines.push("", "warnings:", ...s.warnings.map((w) => `- ${w}`))
   return lines.join("\n")
+}
+
+function describeRedactions(totals: Record<string, number> | undefined): string[] {
+  if (!totals) return ["unavailable until the database is open"]
+  const secrets = Object.entries(totals).filter(([name, count]) => name !== PRIVATE_SPAN_CLASS && count > 0)
+  const spans = totals[PRIVATE_SPAN_CLASS] ?? 0
+  const lines: string[] = []
+  if (!secrets.length) lines.push("no secrets found in extracted sessions so far")
+  else {
+    const total = secrets.reduce((sum, [, count]) => sum + count, 0)
+    lines.push(`secrets replaced by a marker before extraction or storage: ${total}`)
+    secrets.sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+    lines.push(...secrets.map(([name, count]) => `- ${name}: ${count}`))
+  }
+  if (spans) lines.push(`<private> spans kept out of extraction: ${spans}`)
+  return lines
 }
 
 function describePhase2(s: InspectSnapshot): string {
@@ -68,7 +99,7 @@ function describePhase2(s: InspectSnapshot): string {
   if (job.finished_at) parts.push(`finished ${iso(job.finished_at)}`)
   if (job.status === "done" && job.finished_at && job.finished_at + s.cooldownMs > s.now) parts.push(`cooldown until ${iso(job.finished_at + s.cooldownMs)}`)
   if (job.retry_at && job.retry_at > s.now) parts.push(`retry at ${iso(job.retry_at)}`)
-  if (job.last_error) parts.push(`last error: ${job.last_error}`)
+  if (job.last_error) parts.push(`last error: ${redactText(job.last_error)}`)
   return parts.join(", ")
 }
 

@@ -31,11 +31,13 @@ export interface ParsedText {
 
 const OPEN = "<memory-citation>"
 const CLOSE = "</memory-citation>"
+/** Case-insensitive without a lowercased copy of the text (not global: no lastIndex state). */
+const OPEN_ANY_CASE = /<memory-citation>/i
 const SESSION_ID = /^[A-Za-z0-9_-]{3,128}$/
 
 /** Cheap test used on hot paths before any parsing. */
 export function hasCitation(text: string): boolean {
-  return text.toLowerCase().includes(OPEN)
+  return OPEN_ANY_CASE.test(text)
 }
 
 /**

@@ -42,6 +42,7 @@ export class ReadPath {
       this.rendered = renderMemoryBlock(this.config.templates, {
         memoryRoot: this.config.memoryRoot,
         summary: read.text,
+        summaryCut: read.cut,
         dedicatedTools: this.config.dedicatedTools,
       })
       this.renderedFor = read

@@ -26,6 +26,8 @@ export interface MemoryBlockInput {
   memoryRoot: string
   /** The trimmed, non-empty summary text. */
   summary: string
+  /** The summary is already the 2,500-token middle cut (SummaryRead's `cut`): it is not cut again. */
+  summaryCut?: boolean
   /** Whether the memory_* tools are registered; otherwise the model is told to use plain file tools. */
   dedicatedTools: boolean
 }
@@ -36,6 +38,6 @@ export function renderMemoryBlock(templates: ReadPathTemplates, input: MemoryBlo
     memory_root: input.memoryRoot,
     lookup_steps: fragment(input.dedicatedTools ? templates.lookupTools : templates.lookupFiles),
     update_steps: fragment(input.dedicatedTools ? templates.updateTools : templates.updateFiles),
-    memory_summary: truncateMiddle(input.summary, READ_PATH.SUMMARY_TOKEN_LIMIT),
+    memory_summary: input.summaryCut ? input.summary : truncateMiddle(input.summary, READ_PATH.SUMMARY_TOKEN_LIMIT),
   }).trimEnd()
 }

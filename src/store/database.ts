@@ -1,23 +1,51 @@
-// Opens memory.db: pragmas for several OpenCode processes sharing one file, then migrations.
+// Opens memory.db: pragmas for several OpenCode processes sharing one file, an integrity check,
+// then migrations. A database found corrupt while opening is moved aside (recovery.ts) and a fresh
+// one created in its place; once it has opened and passed the check it is never moved.
 import fs from "node:fs"
 import path from "node:path"
 import { STORE } from "../constants.js"
+import { sleepSync } from "../util/sleep.js"
 import { MIGRATIONS, type Migration } from "./migrations.js"
+import { QuickCheckFailed, corruptionReason, fileIdentity, moveAside } from "./recovery.js"
 import { openSqlite, type SqlDatabase } from "./sqlite.js"
 
 export interface OpenOptions {
   migrations?: readonly Migration[]
+  /** Opens the file with a driver; tests wrap it to inject driver faults. */
+  connect?: (file: string) => SqlDatabase
+  /** Names a moved-aside database (memory.db.corrupt-<UTC time>). */
+  now?: () => number
 }
 
 export interface OpenedDatabase {
   db: SqlDatabase
   /** Schema version before and after this open. */
   migrated: { from: number; to: number }
+  /** Set when the file was corrupt: where it was moved, and what SQLite said. The caller warns. */
+  recovered?: { movedTo: string; reason: string }
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): OpenedDatabase {
   fs.mkdirSync(path.dirname(file), { recursive: true })
-  const db = openSqlite(file)
+  // The file being diagnosed: it is moved only if it is still this one when the move happens.
+  const diagnosed = fileIdentity(file)
+  const first = openChecked(file, options)
+  if ("db" in first) return migrateOpened(first.db, options)
+  const movedTo = moveAside(file, diagnosed, (options.now ?? Date.now)())
+  // Nothing moved: another process recovered the file first, so open what is there now.
+  const second = openChecked(file, options)
+  if (!("db" in second)) throw new Error(`memory.db is corrupt (${second.corrupt}) and could not be replaced`)
+  const opened = migrateOpened(second.db, options)
+  return movedTo === undefined ? opened : { ...opened, recovered: { movedTo, reason: first.corrupt } }
+}
+
+/**
+ * Connects, sets the pragmas and runs PRAGMA quick_check, which reads every page once, so that a
+ * damaged page shows here rather than in the middle of a job. An error that says "corrupt" before
+ * the check has passed is answered as `corrupt`; anything else, busy included, is thrown.
+ */
+function openChecked(file: string, options: OpenOptions): { db: SqlDatabase } | { corrupt: string } {
+  const db = (options.connect ?? openSqlite)(file)
   try {
     // The busy timeout comes first, so every later statement waits for other processes' locks.
     db.exec(`PRAGMA busy_timeout = ${STORE.BUSY_TIMEOUT_MS}`)
@@ -26,12 +54,32 @@ export function openDatabase(file: string, options: OpenOptions = {}): OpenedDat
     retryWhileBusy(() => db.prepare("PRAGMA journal_mode = WAL").get(), STORE.BUSY_TIMEOUT_MS)
     db.exec("PRAGMA synchronous = NORMAL")
     db.exec("PRAGMA foreign_keys = ON")
+    retryWhileBusy(() => quickCheck(db), STORE.BUSY_TIMEOUT_MS)
+    return { db }
+  } catch (error) {
+    db.close()
+    const corrupt = corruptionReason(error)
+    if (corrupt === undefined) throw error
+    return { corrupt }
+  }
+}
+
+/** After the check: a failure here (a newer schema, a broken migration, even "corrupt") never moves the file. */
+function migrateOpened(db: SqlDatabase, options: OpenOptions): { db: SqlDatabase; migrated: { from: number; to: number } } {
+  try {
     const migrated = retryWhileBusy(() => migrate(db, options.migrations ?? MIGRATIONS), STORE.BUSY_TIMEOUT_MS)
     return { db, migrated }
   } catch (error) {
     db.close()
     throw error
   }
+}
+
+/** Throws QuickCheckFailed with SQLite's first finding unless the check answers "ok". */
+function quickCheck(db: SqlDatabase): void {
+  const rows = db.prepare("PRAGMA quick_check(1)").all<{ quick_check: string }>()
+  const finding = rows[0]?.quick_check
+  if (rows.length !== 1 || finding !== "ok") throw new QuickCheckFailed(finding ?? "no answer")
 }
 
 /**
@@ -87,11 +135,6 @@ export function retryWhileBusy<T>(fn: () => T, budgetMs: number): T {
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code
   return code === "SQLITE_BUSY" || /database is locked|SQLITE_BUSY/i.test(String((error as Error)?.message ?? ""))
-}
-
-/** Blocks the thread: the drivers are synchronous, and this only runs while opening the database. */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
 function assertOrdered(migrations: readonly Migration[]): void {

@@ -2,9 +2,13 @@
 // synchronous, so nothing here may hold a lock for long.
 import { JOBS } from "../constants.js"
 import { immediate } from "./database.js"
+import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 
 export type MemoryMode = "enabled" | "disabled" | "polluted"
+
+/** Where redaction counts come from: the transcript sent to the extractor, or its answer. */
+export type RedactionStage = "transcript" | "answer"
 
 export interface CitedRange {
   path: string
@@ -32,6 +36,8 @@ export interface JobRow {
   started_at: number | null
   finished_at: number | null
   last_success_at?: number | null
+  owner_pid?: number | null
+  owner_boot?: string | null
 }
 
 export type ResetOutcome = { type: "reset"; outputs: number; jobs: number } | { type: "refused_consolidation_running"; leaseUntil: number }
@@ -40,6 +46,7 @@ export class MemoryStore {
   constructor(
     readonly db: SqlDatabase,
     private readonly now: () => number = Date.now,
+    private readonly owners: LeaseOwners = leaseOwners(),
   ) {}
 
   /** A session's memory mode; sessions never seen are enabled. */
@@ -124,6 +131,31 @@ export class MemoryStore {
       .all<JobRow>({ limit })
   }
 
+  /** Records what redaction replaced in one extraction stage; empty counts record nothing. */
+  recordRedactions(sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage = "transcript"): void {
+    const clean = Object.fromEntries(Object.entries(counts).filter(([, count]) => Number.isInteger(count) && count > 0))
+    if (!Object.keys(clean).length) return
+    this.db
+      .prepare("INSERT INTO redaction_log (session_id, stage, recorded_at, counts) VALUES ($session, $stage, $now, $counts)")
+      .run({ session: sessionId, stage, now: this.now(), counts: JSON.stringify(clean) })
+  }
+
+  /** Everything redaction ever replaced before or after extraction, summed by class. */
+  redactionTotals(): Record<string, number> {
+    const totals: Record<string, number> = {}
+    for (const row of this.db.prepare("SELECT counts FROM redaction_log").all<{ counts: string }>()) {
+      let counts: unknown
+      try {
+        counts = JSON.parse(row.counts)
+      } catch {
+        continue
+      }
+      if (typeof counts !== "object" || counts === null) continue
+      for (const [name, count] of Object.entries(counts)) if (typeof count === "number") totals[name] = (totals[name] ?? 0) + count
+    }
+    return totals
+  }
+
   /**
    * Forgets everything learned: outputs, jobs and citation records. Session modes stay (they are
    * the user's choices). The phase-2 row is left finished now, which starts the cooldown, so no
@@ -134,7 +166,8 @@ export class MemoryStore {
     return immediate(this.db, () => {
       const now = this.now()
       const running = this.phase2Job()
-      if (running?.status === "running" && (running.lease_until ?? 0) > now) {
+      // A consolidation whose process is gone (a closed window) no longer blocks the reset.
+      if (running?.status === "running" && (running.lease_until ?? 0) > now && !this.owners.isGone(running.owner_pid, running.owner_boot)) {
         return { type: "refused_consolidation_running", leaseUntil: running.lease_until ?? now }
       }
       const outputs = this.db.prepare("DELETE FROM stage1_outputs").run().changes

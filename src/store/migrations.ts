@@ -87,4 +87,31 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       UPDATE jobs SET last_success_at = finished_at WHERE status = 'done' AND last_error IS NULL;
     `,
   },
+  {
+    version: 4,
+    name: "redaction audit",
+    sql: `
+      -- What redaction replaced in each extraction, as counts by class (JSON: {"github-token": 2}).
+      -- The secrets themselves are never stored. stage: 'transcript' (before the extraction
+      -- model saw it) or 'answer' (what the model wrote back). Kept across memory resets.
+      CREATE TABLE redaction_log (
+        id          INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL,
+        stage       TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        counts      TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 5,
+    name: "lease owners",
+    sql: `
+      -- Who holds a running job's lease: a process id and the boot it ran on (lease-owner.ts). A
+      -- lease whose owner is gone from this boot is taken over at once instead of after its hour.
+      -- Rows claimed before this migration have neither and wait for their lease to expire.
+      ALTER TABLE jobs ADD COLUMN owner_pid INTEGER;
+      ALTER TABLE jobs ADD COLUMN owner_boot TEXT;
+    `,
+  },
 ])

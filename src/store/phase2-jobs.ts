@@ -2,10 +2,12 @@
 // get_phase2_input_selection, delete_thread_memory and prune_stage1_outputs_for_retention). One
 // global row serialises consolidation across every OpenCode process sharing the home: a claim is
 // one IMMEDIATE transaction, and every change after it proves ownership with the claim's token,
-// so a consolidator whose lease was taken over can no longer write.
+// so a consolidator whose lease was taken over can no longer write. A claim records its owner
+// process, and a lease whose owner is gone (lease-owner.ts) counts as expired.
 import { randomUUID } from "node:crypto"
 import { JOBS, STAGE_TWO } from "../constants.js"
 import { immediate } from "./database.js"
+import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { cut, queuePhase2 } from "./stage1-jobs.js"
 
@@ -13,7 +15,7 @@ export type Phase2ClaimOutcome =
   | { type: "claimed"; token: string; watermark: number }
   /** Nothing queued: no row yet, or a finished row that nothing was enqueued onto since. */
   | { type: "skipped_not_queued" }
-  /** Another owner holds a live lease. */
+  /** Another owner holds a live lease (unexpired, and its owner not known to be gone). */
   | { type: "skipped_running" }
   /** The last clean success is less than 6 h old. */
   | { type: "skipped_cooldown"; until: number }
@@ -47,6 +49,8 @@ interface JobState {
   retry_at: number | null
   input_watermark: number | null
   last_success_at: number | null
+  owner_pid: number | null
+  owner_boot: string | null
 }
 
 interface OutputRow {
@@ -72,9 +76,14 @@ export class Phase2Jobs {
   constructor(
     readonly db: SqlDatabase,
     private readonly now: () => number = Date.now,
+    /** Whose claims these are, and whether another claim's owner is gone. */
+    private readonly owners: LeaseOwners = leaseOwners(),
   ) {}
 
-  /** BEGIN IMMEDIATE. Claims the global job: status running, new token, lease now + 1 h, worker id. */
+  /**
+   * BEGIN IMMEDIATE. Claims the global job: status running, new token, lease now + 1 h, worker id
+   * and owner. A running row whose owner process is gone is taken over as if its lease had expired.
+   */
   claim(workerId: string): Phase2ClaimOutcome {
     return immediate(this.db, () => {
       const now = this.now()
@@ -82,7 +91,8 @@ export class Phase2Jobs {
       // creates and claims it).
       const job = this.job()
       if (job === undefined) return { type: "skipped_not_queued" }
-      if (job.status === "running" && job.lease_until !== null && job.lease_until > now) return { type: "skipped_running" }
+      const held = job.lease_until !== null && job.lease_until > now && !this.owners.isGone(job.owner_pid, job.owner_boot)
+      if (job.status === "running" && held) return { type: "skipped_running" }
       if (job.retry_at !== null && job.retry_at > now) return { type: "skipped_retry_backoff", until: job.retry_at }
       // Measured from the last clean success, whatever happened since: a pending row is held back
       // too, or every phase-1 success would start a consolidation.
@@ -94,10 +104,10 @@ export class Phase2Jobs {
       this.db
         .prepare(
           `UPDATE jobs SET status = 'running', worker_id = $worker, ownership_token = $token, started_at = $now,
-             lease_until = $lease, retry_at = NULL
+             lease_until = $lease, retry_at = NULL, owner_pid = $pid, owner_boot = $boot
            WHERE kind = $kind AND job_key = $key`,
         )
-        .run({ ...ROW, worker: workerId, token, now, lease: now + STAGE_TWO.JOB_LEASE_MS })
+        .run({ ...ROW, worker: workerId, token, now, lease: now + STAGE_TWO.JOB_LEASE_MS, pid: this.owners.self.pid, boot: this.owners.self.boot })
       return { type: "claimed", token, watermark: Number(job.input_watermark ?? 0) }
     })
   }
@@ -239,7 +249,8 @@ export class Phase2Jobs {
    * The consolidator's helper session could not be confirmed deleted, so it may still be editing
    * the memory folder: the job stays running under its lease (no other consolidator starts and a
    * reset is refused until it expires), the error is recorded and a retry spent. The token is
-   * dropped, so neither a heartbeat nor a shutdown release can shorten the lease.
+   * dropped, so neither a heartbeat nor a shutdown release can shorten the lease. The owner stays:
+   * the helper runs inside the owner's OpenCode process, so once that process is gone it is too.
    */
   failKeepingLease(token: string, error: string): boolean {
     return this.owned(
@@ -294,7 +305,7 @@ export class Phase2Jobs {
 
   private job(): JobState | undefined {
     return this.db
-      .prepare("SELECT status, lease_until, retry_at, input_watermark, last_success_at FROM jobs WHERE kind = $kind AND job_key = $key")
+      .prepare("SELECT status, lease_until, retry_at, input_watermark, last_success_at, owner_pid, owner_boot FROM jobs WHERE kind = $kind AND job_key = $key")
       .get<JobState>(ROW)
   }
 

@@ -2,10 +2,12 @@
 // process sharing the home runs these against one jobs table, so each claim and each multi-step
 // change is one short IMMEDIATE transaction (single updates are atomic on their own), and every
 // change after a claim proves ownership with the claim's token: a process whose lease ran out and
-// was taken over can no longer write.
+// was taken over can no longer write. A claim records its owner process, and a lease whose owner
+// is gone (lease-owner.ts) counts as expired: it is taken over at once and holds no running slot.
 import { randomUUID } from "node:crypto"
 import { JOBS, STAGE_ONE } from "../constants.js"
 import { immediate } from "./database.js"
+import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 
 export interface Stage1Candidate {
@@ -18,7 +20,7 @@ export type Stage1ClaimOutcome =
   | { type: "claimed"; sessionId: string; token: string; watermark: number }
   /** A done job or a stored output already covers this watermark. */
   | { type: "skipped_up_to_date" }
-  /** Another owner holds a live lease on this session. */
+  /** Another owner holds a live lease on this session (unexpired, and its owner not known to be gone). */
   | { type: "skipped_running" }
   /** Failed recently: retry_at is not reached and the session has no newer activity. */
   | { type: "skipped_retry_backoff" }
@@ -42,12 +44,16 @@ interface JobState {
   retry_at: number | null
   retry_remaining: number
   input_watermark: number | null
+  owner_pid: number | null
+  owner_boot: string | null
 }
 
 export class Stage1Jobs {
   constructor(
     readonly db: SqlDatabase,
     private readonly now: () => number = Date.now,
+    /** Whose claims these are, and whether another claim's owner is gone. */
+    private readonly owners: LeaseOwners = leaseOwners(),
   ) {}
 
   /** Cheap check outside any transaction, to skip most up-to-date sessions before claiming. */
@@ -73,7 +79,7 @@ export class Stage1Jobs {
       const now = this.now()
       if (this.isUpToDate(sessionId, updatedAt)) return { type: "skipped_up_to_date" }
       const job = this.job(sessionId)
-      if (job?.status === "running" && isLive(job.lease_until, now)) return { type: "skipped_running" }
+      if (job?.status === "running" && this.holds(job, now)) return { type: "skipped_running" }
       // Newer activity than the last claim restores the retries and skips the backoff.
       const newer = job === undefined || job.input_watermark === null || updatedAt > job.input_watermark
       if (job !== undefined && !newer) {
@@ -86,12 +92,14 @@ export class Stage1Jobs {
       // a backoff this claim ignored.
       this.db
         .prepare(
-          `INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at, lease_until, retry_at, retry_remaining, input_watermark)
-           VALUES ($kind, $id, 'running', $worker, $token, $now, $lease, NULL, $retries, $watermark)
+          `INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at, lease_until, retry_at, retry_remaining, input_watermark,
+                             owner_pid, owner_boot)
+           VALUES ($kind, $id, 'running', $worker, $token, $now, $lease, NULL, $retries, $watermark, $pid, $boot)
            ON CONFLICT (kind, job_key) DO UPDATE SET
              status = 'running', worker_id = excluded.worker_id, ownership_token = excluded.ownership_token,
              started_at = excluded.started_at, lease_until = excluded.lease_until, retry_at = NULL,
-             retry_remaining = excluded.retry_remaining, input_watermark = excluded.input_watermark`,
+             retry_remaining = excluded.retry_remaining, input_watermark = excluded.input_watermark,
+             owner_pid = excluded.owner_pid, owner_boot = excluded.owner_boot`,
         )
         .run({
           kind: JOBS.STAGE1,
@@ -102,6 +110,8 @@ export class Stage1Jobs {
           lease: now + STAGE_ONE.JOB_LEASE_MS,
           retries: newer ? JOBS.RETRIES : (job?.retry_remaining ?? JOBS.RETRIES),
           watermark: updatedAt,
+          pid: this.owners.self.pid,
+          boot: this.owners.self.boot,
         })
       return { type: "claimed", sessionId, token, watermark: updatedAt }
     })
@@ -202,7 +212,7 @@ export class Stage1Jobs {
     return changes > 0
   }
 
-  /** Live (lease not expired) running stage-1 jobs, across processes. */
+  /** Live running stage-1 jobs across processes: lease not expired, owner not known to be gone. */
   runningCount(): number {
     return this.countRunning(this.now())
   }
@@ -237,15 +247,24 @@ export class Stage1Jobs {
 
   private job(sessionId: string): JobState | undefined {
     return this.db
-      .prepare("SELECT status, lease_until, retry_at, retry_remaining, input_watermark FROM jobs WHERE kind = $kind AND job_key = $id")
+      .prepare("SELECT status, lease_until, retry_at, retry_remaining, input_watermark, owner_pid, owner_boot FROM jobs WHERE kind = $kind AND job_key = $id")
       .get<JobState>({ kind: JOBS.STAGE1, id: sessionId })
   }
 
+  /** Counted per owner, so that each owner's liveness is checked once however many leases it holds. */
   private countRunning(now: number): number {
-    const row = this.db
-      .prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = $kind AND status = 'running' AND lease_until > $now")
-      .get<{ n: number }>({ kind: JOBS.STAGE1, now })
-    return Number(row?.n ?? 0)
+    const owners = this.db
+      .prepare(
+        `SELECT owner_pid, owner_boot, COUNT(*) AS n FROM jobs WHERE kind = $kind AND status = 'running' AND lease_until > $now
+         GROUP BY owner_pid, owner_boot`,
+      )
+      .all<{ owner_pid: number | null; owner_boot: string | null; n: number }>({ kind: JOBS.STAGE1, now })
+    return owners.reduce((sum, owner) => (this.owners.isGone(owner.owner_pid, owner.owner_boot) ? sum : sum + Number(owner.n)), 0)
+  }
+
+  /** Whether a running job's lease still keeps others out. */
+  private holds(job: JobState, now: number): boolean {
+    return isLive(job.lease_until, now) && !this.owners.isGone(job.owner_pid, job.owner_boot)
   }
 }
 

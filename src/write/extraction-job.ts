@@ -1,14 +1,22 @@
 // One claimed session, start to finish: load its messages, render and budget the transcript,
 // ask a tool-less helper agent for the record, store the outcome, delete the helper session.
 // Every exit updates the job through its ownership token; an abort gives the job back.
+// `<private>` spans never reach the helper; what redaction replaced is recorded for the audit,
+// and failure messages (from the model or the host) are redacted before they are stored.
 import { STAGE_ONE } from "../constants.js"
 import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { Host, HostSession, ModelRef } from "../host.js"
+import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
+import { redactText } from "../redact/redact.js"
+import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
 import { renderTranscript } from "./transcript.js"
+import { privateFilter } from "./transcript-private.js"
 import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionTemplates } from "./extract.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
 import type { JobResult } from "./phase1.js"
+import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
+import { chooseVariant } from "./variants.js"
 
 type Claim = Extract<Stage1ClaimOutcome, { type: "claimed" }>
 
@@ -23,6 +31,10 @@ export interface ExtractionContext {
   extractionModel: () => ModelRef | undefined
   /** Aborted on dispose. */
   signal: AbortSignal
+  /** Shared with phase 2: rate-limited models are left alone for an hour. */
+  breaker: RateLimitBreaker
+  /** The redaction audit (MemoryStore.recordRedactions): counts by class, never the secrets. */
+  recordRedactions?: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
 }
 
 export const EXTRACT_AGENT = "memorize-extract"
@@ -31,19 +43,34 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
   const { jobs, diagnostics } = ctx
   const id = claim.sessionId
   const finish = (ok: boolean, outcome: JobResult["outcome"], detail?: string): JobResult =>
-    ok ? { sessionId: id, outcome, ...(detail ? { detail } : {}) } : { sessionId: id, outcome: "lost_ownership" }
+    ok ? { sessionId: id, outcome, ...(detail ? { detail: redactText(detail) } : {}) } : { sessionId: id, outcome: "lost_ownership" }
+  const fail = (error: string, options?: { spendRetry?: boolean }) => jobs.fail(id, claim.token, redactText(error), options)
+  const audit = (counts: Readonly<Record<string, number>>, stage: RedactionStage) => {
+    if (!ctx.recordRedactions || !Object.keys(counts).length) return
+    try {
+      ctx.recordRedactions(id, counts, stage)
+    } catch (error) {
+      // The audit is a report; failing to write it must not fail the extraction.
+      diagnostics.report("warn", "phase1", `could not record the redaction counts of ${id}: ${errorMessage(error)}`)
+    }
+  }
   try {
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(STAGE_ONE.EXTRACTION_TIMEOUT_MS)])
     const messages = await ctx.host.loadMessages(id, signal)
     if (messages.length === 0) {
       // A session with no messages yet teaches nothing; an existing record is kept (retry later).
       return jobs.hasOutput(id)
-        ? finish(jobs.fail(id, claim.token, "the session's transcript came back empty"), "failed", "empty transcript")
+        ? finish(fail("the session's transcript came back empty"), "failed", "empty transcript")
         : finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     }
     const model = ctx.extractionModel()
     const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
-    const transcript = renderTranscript(messages as never, { maxTokens: transcriptBudget(contextLimit) })
+    const hidden = privateFilter(messages as never)
+    const transcript = renderTranscript(messages as never, {
+      maxTokens: transcriptBudget(contextLimit),
+      transformUserText: hidden.transformUserText,
+      scrub: hidden.scrub,
+    })
     const prompt = renderExtractionPrompt(ctx.templates, {
       sessionId: id,
       title: session.title,
@@ -52,15 +79,22 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       transcript: transcript.text,
     })
     const reply = await askHelper(ctx, id, { ...prompt, model }, signal)
-    if (reply.error) return finish(jobs.fail(id, claim.token, `extraction model failed: ${reply.error}`), "failed", reply.error)
+    // The transcript was sent: record what was kept out of it.
+    audit({ ...transcript.redactions, ...(hidden.removed() ? { [PRIVATE_SPAN_CLASS]: hidden.removed() } : {}) }, "transcript")
+    if (reply.error) {
+      // A quota or rate limit is not the session's fault: no retry spent, and the model rests an hour.
+      if (reply.rateLimited) ctx.breaker.trip(breakerScope(model, "extraction"), reply.error)
+      return finish(fail(`extraction model failed: ${reply.error}`, { spendRetry: !reply.rateLimited }), "failed", reply.error)
+    }
     const result = parseExtraction(ctx.templates, reply.structured, session.directory)
-    if (result.type === "invalid") return finish(jobs.fail(id, claim.token, result.reason), "failed", result.reason)
+    if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
     if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
+    audit(result.redactions, "answer")
     return finish(jobs.succeed(id, claim.token, result.memory), "stored")
   } catch (error) {
     if (ctx.signal.aborted) return finish(jobs.release(id, claim.token), "released")
     diagnostics.report("warn", "phase1", `extraction of ${id} failed: ${errorMessage(error)}`)
-    return finish(jobs.fail(id, claim.token, errorMessage(error)), "failed", errorMessage(error))
+    return finish(fail(errorMessage(error)), "failed", errorMessage(error))
   }
 }
 
@@ -76,7 +110,7 @@ async function askHelper(
   sourceId: string,
   prompt: { system: string; text: string; model: ModelRef | undefined },
   signal: AbortSignal,
-): Promise<{ structured?: unknown; error?: string }> {
+): Promise<{ structured?: unknown; error?: string; rateLimited?: boolean }> {
   const { host, memoryRoot } = ctx
   const helper = await host.createSession(
     { directory: memoryRoot, title: helperTitle("extract", sourceId), metadata: helperMetadata("extract", sourceId, ctx.now()) },
@@ -86,12 +120,22 @@ async function askHelper(
   const onAbort = () => void host.abortSession(helper.id, memoryRoot).catch(() => undefined)
   signal.addEventListener("abort", onAbort, { once: true })
   try {
+    // Codex extracts at low effort; OpenCode models name their variants, so take the nearest.
+    const variant = prompt.model ? chooseVariant(await host.modelVariants(prompt.model, signal).catch(() => []), "low") : undefined
     const reply = await host.prompt(
       helper.id,
-      { directory: memoryRoot, agent: EXTRACT_AGENT, ...(prompt.model ? { model: prompt.model } : {}), system: prompt.system, text: prompt.text, schema: EXTRACTION_SCHEMA },
+      {
+        directory: memoryRoot,
+        agent: EXTRACT_AGENT,
+        ...(prompt.model ? { model: prompt.model } : {}),
+        ...(variant ? { variant } : {}),
+        system: prompt.system,
+        text: prompt.text,
+        schema: EXTRACTION_SCHEMA,
+      },
       signal,
     )
-    if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000) }
+    if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000), rateLimited: isRateLimit(reply.error) }
     return { structured: reply.structured ?? reply.text }
   } finally {
     signal.removeEventListener("abort", onAbort)

@@ -124,11 +124,16 @@ export function scanWorkspace(root: string): { files: string[]; skipped: Skipped
   const skipped: SkippedEntry[] = []
   const walk = (absolute: string, relative: string): void => {
     for (const entry of fs.readdirSync(absolute, { withFileTypes: true })) {
-      if (entry.name.startsWith(".")) continue
-      const child = relative ? `${relative}/${entry.name}` : entry.name
+      const name = entry.name
+      if (name.startsWith(".")) continue
+      const child = relative ? `${relative}/${name}` : name
       if (child === WORKSPACE_DIFF_FILE) continue
-      if (entry.isSymbolicLink()) skipped.push({ path: child, kind: "symlink" })
-      else if (entry.isDirectory()) walk(path.join(absolute, entry.name), child)
+      // A name that is not valid UTF-8 decodes with U+FFFD and cannot be opened by that string:
+      // skip it rather than fail every consolidation on a file nobody can address. (Bun gives no
+      // names with readdir's buffer encoding and file types, so the decoded name is checked.)
+      if (name.includes("\uFFFD")) skipped.push({ path: child, kind: "special" })
+      else if (entry.isSymbolicLink()) skipped.push({ path: child, kind: "symlink" })
+      else if (entry.isDirectory()) walk(path.join(absolute, name), child)
       else if (entry.isFile()) files.push(child)
       else skipped.push({ path: child, kind: "special" })
     }

@@ -2,6 +2,7 @@
 // They carry both a generated title and a metadata marker: discovery skips them, the read path
 // injects nothing into them, and leftovers from a crashed process are recognised and deleted.
 import type { Host, HostSession } from "../host.js"
+import { leaseOwners, type LeaseOwners } from "../store/lease-owner.js"
 
 export const HELPER_MARKER = "opencode-codex-memory"
 export type HelperRole = "extract" | "consolidate"
@@ -14,8 +15,8 @@ export function helperTitle(role: HelperRole, sourceId?: string): string {
   return `[codex-memory] ${role}${sourceId ? ` ${sourceId}` : ""}`
 }
 
-export function helperMetadata(role: HelperRole, sourceId: string | undefined, createdAt: number): Record<string, unknown> {
-  return { [HELPER_MARKER]: { role, ...(sourceId ? { source: sourceId } : {}), pid: process.pid, createdAt } }
+export function helperMetadata(role: HelperRole, sourceId: string | undefined, createdAt: number, owners: LeaseOwners = leaseOwners()): Record<string, unknown> {
+  return { [HELPER_MARKER]: { role, ...(sourceId ? { source: sourceId } : {}), pid: owners.self.pid, boot: owners.self.boot, createdAt } }
 }
 
 /** Both signs are required: a user's session that merely has a similar title is never touched. */
@@ -23,13 +24,18 @@ export function isHelperSession(session: Pick<HostSession, "title" | "metadata">
   return TITLE.test(session.title) && typeof session.metadata?.[HELPER_MARKER] === "object"
 }
 
-/** Deletes helper sessions older than HELPER_STALE_MS; returns how many were deleted. */
-export async function deleteLeftoverHelpers(host: Host, now: number, signal: AbortSignal): Promise<number> {
+/**
+ * Deletes leftover helper sessions: those whose process is known to be gone (a reload, a crash,
+ * a closed window), and any older than HELPER_STALE_MS. Returns how many were deleted.
+ */
+export async function deleteLeftoverHelpers(host: Host, now: number, signal: AbortSignal, owners: LeaseOwners = leaseOwners()): Promise<number> {
   const sessions = await host.listRootSessions({ signal, search: "[codex-memory]" })
   let deleted = 0
   for (const session of sessions) {
-    if (!isHelperSession(session) || now - session.updatedAt < HELPER_STALE_MS) continue
-    if (await host.deleteSession(session.id, session.directory)) deleted++
+    if (!isHelperSession(session)) continue
+    const mark = session.metadata?.[HELPER_MARKER] as { pid?: unknown; boot?: unknown }
+    const abandoned = owners.isGone(mark.pid, mark.boot) || now - session.updatedAt >= HELPER_STALE_MS
+    if (abandoned && (await host.deleteSession(session.id, session.directory))) deleted++
   }
   return deleted
 }

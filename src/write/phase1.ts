@@ -12,9 +12,10 @@ import type { Host, HostSession, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import type { Stage1Jobs } from "../store/stage1-jobs.js"
 import { STAGE_ONE } from "../constants.js"
-import { runExtraction } from "./extraction-job.js"
+import { runExtraction, type ExtractionContext } from "./extraction-job.js"
 import type { ExtractionTemplates } from "./extract.js"
 import { isHelperSession } from "./helper-sessions.js"
+import { breakerScope, type RateLimitBreaker } from "./breaker.js"
 
 export interface Phase1Deps {
   host: Host
@@ -35,10 +36,14 @@ export interface Phase1Deps {
   workerId: string
   /** Runs after every triggered pass, whatever it did (phase 2 follows phase 1). */
   afterPass?: () => void
+  /** Shared with phase 2: a rate-limited model is left alone for an hour. */
+  breaker: RateLimitBreaker
+  /** The redaction audit: counts by class for each extraction, never the secrets. */
+  recordRedactions?: ExtractionContext["recordRedactions"]
 }
 
 export type PassReport =
-  | { type: "skipped"; reason: "disabled" | "disposed" | "in_flight" | "gate" | "no_store" }
+  | { type: "skipped"; reason: "disabled" | "disposed" | "in_flight" | "gate" | "no_store" | "rate_limited" }
   | { type: "discovery_failed"; error: string }
   | { type: "done"; eligible: number; claimed: number; results: JobResult[] }
 
@@ -99,6 +104,7 @@ export class Phase1 {
     if (now() - this.lastClaimingPass < STAGE_ONE.PASS_GATE_MS) return { type: "skipped", reason: "gate" }
     const jobs = this.deps.jobs()
     if (!jobs) return { type: "skipped", reason: "no_store" }
+    if (this.deps.breaker.check(breakerScope(this.deps.extractionModel(), "extraction"))) return { type: "skipped", reason: "rate_limited" }
 
     let sessions: HostSession[]
     try {

@@ -10,6 +10,7 @@
 //   9. validate MEMORY.md and the summary's `v1`; invalid: fail, keep the baseline (and the diff)
 //  10. reset the baseline to one commit, mark the consumed inputs, invalidate the read path
 import { STAGE_TWO } from "../constants.js"
+import { redactText } from "../redact/redact.js"
 import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { Host, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
@@ -93,7 +94,7 @@ export class Phase2 {
     const fail = (reason: string, rateLimited = false): Phase2Outcome => {
       // A quota or rate limit is not the job's fault: it spends no retry and pauses the model.
       if (rateLimited) this.deps.breaker.trip(scope, reason)
-      jobs.fail(token, reason, { spendRetry: !rateLimited })
+      jobs.fail(token, redactText(reason), { spendRetry: !rateLimited })
       diagnostics.report("warn", "phase2", `consolidation failed: ${reason}`)
       return { type: "failed", reason }
     }
@@ -203,7 +204,7 @@ export class Phase2 {
     if (deleted) return result
     // It may still be writing: keep the lease so no second consolidator starts beside it.
     const reason = `the consolidation helper session ${helperId} could not be confirmed deleted; keeping the lease until it expires`
-    jobs.failKeepingLease(token, reason)
+    jobs.failKeepingLease(token, redactText(reason))
     this.deps.diagnostics.report("warn", "phase2", reason)
     return { type: "lease_kept", reason }
   }

@@ -13,6 +13,8 @@ export interface PartContext {
   role: Role
   maxToolOutputChars: number
   maxToolInputChars: number
+  /** Text parts are cut to this many characters before redaction: no more can be shown. */
+  maxTextChars: number
   injectedMarkers: readonly string[]
   transformUserText: ((text: string) => string) | undefined
   /** Replaces secrets and tallies them; every rendered string goes through it. */
@@ -34,7 +36,7 @@ export function partText(part: TranscriptPart, context: PartContext): string | u
   // The seam for user-side filtering such as <private> spans: applied before anything else.
   const own = context.role === "user" && context.transformUserText ? context.transformUserText(raw) : raw
   const text = trimBlankEdges(extractCitations(stripInjected(own, context.injectedMarkers)).text)
-  return text ? context.redact(text) : undefined
+  return text ? context.redact(cutChars(text, context.maxTextChars, true)) : undefined
 }
 
 /**

@@ -32,7 +32,7 @@
 // is documented where it is decided (transcript-parts.ts, transcript-strip.ts).
 import { redact } from "../redact/redact.js"
 import { estimateTokens } from "../util/tokens.js"
-import { fitBlocks } from "./transcript-cut.js"
+import { BlockFitter } from "./block-fitter.js"
 import { messageErrorEntry, partEntry, partText, type PartContext, type Role, type TranscriptPart } from "./transcript-parts.js"
 
 export type { TranscriptPart } from "./transcript-parts.js"
@@ -54,6 +54,8 @@ export interface TranscriptOptions {
   injectedMarkers?: readonly string[]
   /** Rewrites each user text part before anything else (the seam for `<private>` handling). */
   transformUserText?: (text: string) => string
+  /** Rewrites every rendered string, of any role, just before redaction (private text quoted back). */
+  scrub?: (text: string) => string
 }
 
 export interface RenderedTranscript {
@@ -78,19 +80,22 @@ const TURN_SEPARATOR = "---"
 
 export function renderTranscript(messages: readonly TranscriptMessage[], options: TranscriptOptions): RenderedTranscript {
   const redactions: Record<string, number> = {}
+  const scrub = options.scrub
   const tally = (text: string): string => {
-    const result = redact(text)
+    const result = redact(scrub ? scrub(text) : text)
     for (const [name, count] of Object.entries(result.counts)) redactions[name] = (redactions[name] ?? 0) + count
     return result.text
   }
   const base = {
     maxToolOutputChars: options.maxToolOutputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_OUTPUT_CHARS,
     maxToolInputChars: options.maxToolInputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_INPUT_CHARS,
+    // The whole budget in bytes is at least as many characters; the margin keeps a secret split by this cut out of what is shown.
+    maxTextChars: Math.max(0, Math.floor(options.maxTokens)) * 4 + 16_384,
     injectedMarkers: options.injectedMarkers ?? [],
     transformUserText: options.transformUserText,
     redact: tally,
   }
-  const blocks: string[] = []
+  const fitter = new BlockFitter(options.maxTokens)
   const stats = { messages: 0, parts: 0, dropped: 0 }
   for (const message of messages) {
     const role = message?.info?.role
@@ -104,10 +109,10 @@ export function renderTranscript(messages: readonly TranscriptMessage[], options
     stats.dropped += parts.length - rendered.kept
     if (!rendered.blocks.length) continue
     stats.messages++
-    if (role === "user" && blocks.length) rendered.blocks[0] = `${TURN_SEPARATOR}\n${rendered.blocks[0]}`
-    for (const block of rendered.blocks) blocks.push(block)
+    if (role === "user" && fitter.started) rendered.blocks[0] = `${TURN_SEPARATOR}\n${rendered.blocks[0]}`
+    for (const block of rendered.blocks) fitter.add(block)
   }
-  const fitted = fitBlocks(blocks, options.maxTokens)
+  const fitted = fitter.finish()
   return { text: fitted.text, redactions, stats: { ...stats, truncated: fitted.truncated, tokens: estimateTokens(fitted.text) } }
 }
 

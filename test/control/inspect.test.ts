@@ -30,6 +30,7 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
     warnings: ['option "max_unused_days" = 999 adjusted to 365 (allowed: whole numbers 0 to 365)'],
     diagnostics: [{ time: NOW - 1_000, level: "warn", source: "read-path", message: "memory summary is a symlink; not injected" }],
     cooldownMs: 6 * 3_600_000,
+    breakers: [{ scope: "openai/gpt-5-mini", until: NOW + 1_800_000, reason: "APIError: Rate limit reached" }],
     ...overrides,
   }
 }

@@ -32,7 +32,7 @@ for (const testCase of storageCases) {
 for (const testCase of stage1Cases) {
   await report(testCase.name, () =>
     testCase.run({
-      claimInProcesses: (file, sessions, count) => runConcurrently(process.execPath, (startAt) => [claimWorker, file, String(startAt), String(sessions)], count),
+      claimInProcesses: (file, sessions, count) => runConcurrently(process.execPath, (startAt) => [claimWorker, file, String(startAt), String(sessions), String(count)], count),
     }),
   )
 }
@@ -40,7 +40,7 @@ for (const testCase of stage1Cases) {
 for (const testCase of phase2Cases) {
   await report(testCase.name, () =>
     testCase.run({
-      claimInProcesses: (file, count) => runConcurrently(process.execPath, (startAt) => [phase2Worker, file, String(startAt)], count),
+      claimInProcesses: (file, count) => runConcurrently(process.execPath, (startAt) => [phase2Worker, file, String(startAt), String(count)], count),
     }),
   )
 }

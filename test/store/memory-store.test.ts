@@ -4,6 +4,7 @@ import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { JOBS } from "../../src/constants.js"
 import { openDatabase } from "../../src/store/database.js"
+import { leaseOwners } from "../../src/store/lease-owner.js"
 import { MemoryStore } from "../../src/store/memory-store.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 
@@ -88,6 +89,16 @@ describe("MemoryStore", () => {
       .run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, until: clock + 60_000 })
     expect(mine.reset()).toEqual({ type: "refused_consolidation_running", leaseUntil: clock + 60_000 })
     expect(mine.counts().outputs).toBe(1)
+    // A lease whose owner process is gone on this machine does not block the reset.
+    const boot = "boot-1"
+    theirs.db.prepare("UPDATE jobs SET owner_pid = 4242, owner_boot = $boot WHERE kind = $kind").run({ boot, kind: JOBS.PHASE2 })
+    const judge = new MemoryStore(mine.db, () => clock, leaseOwners({ self: { pid: 1, boot }, exists: (pid) => pid !== 4242 }))
+    expect(judge.reset().type).toBe("reset")
+    seedOutput(mine, "ses_b")
+    theirs.db
+      .prepare("UPDATE jobs SET status = 'running', lease_until = $until, owner_pid = NULL WHERE kind = $kind")
+      .run({ kind: JOBS.PHASE2, until: clock + 60_000 })
+    expect(mine.reset().type).toBe("refused_consolidation_running")
     // Once the lease has run out, the reset goes through.
     clock += 120_000
     expect(mine.reset().type).toBe("reset")

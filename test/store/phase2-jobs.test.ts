@@ -13,7 +13,7 @@ describe("phase-2 jobs on better-sqlite3", () => {
   for (const testCase of phase2Cases) {
     it(testCase.name, () =>
       testCase.run({
-        claimInProcesses: (file, count) => runConcurrently(opencode, (startAt) => [worker, file, String(startAt)], count, { ...process.env, BUN_BE_BUN: "1" }),
+        claimInProcesses: (file, count) => runConcurrently(opencode, (startAt) => [worker, file, String(startAt), String(count)], count, { ...process.env, BUN_BE_BUN: "1" }),
       }),
     )
   }

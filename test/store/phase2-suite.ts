@@ -8,10 +8,12 @@ import os from "node:os"
 import path from "node:path"
 import { JOBS, STAGE_TWO } from "../../src/constants.js"
 import { openDatabase } from "../../src/store/database.js"
+import { leaseBoot, leaseOwners, type LeaseOwners } from "../../src/store/lease-owner.js"
 import { MemoryStore } from "../../src/store/memory-store.js"
 import { Phase2Jobs, type Phase2Claim, type Phase2ClaimOutcome } from "../../src/store/phase2-jobs.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
+import { deadPid, fakeOwners } from "./stage1-suite.js"
 
 export interface Phase2Context {
   /** Starts `count` processes that each run phase2-claim-worker.ts on `file` at the same moment. */
@@ -31,8 +33,8 @@ const COOLDOWN = JOBS.PHASE2_COOLDOWN_MS
 interface Fixture {
   file: string
   clock: { now: number }
-  /** A new connection to the case's file, as another process would have. */
-  connect(): Phase2Jobs
+  /** A new connection to the case's file, as another process would have; `owners` defaults to this process. */
+  connect(owners?: LeaseOwners): Phase2Jobs
   /** Phase 1's queue, on the connection `jobs` uses. */
   enqueue(jobs: Phase2Jobs, watermark: number): void
   store(jobs: Phase2Jobs): MemoryStore
@@ -41,6 +43,8 @@ interface Fixture {
 
 interface JobRecord {
   status: string
+  owner_pid: number | null
+  owner_boot: string | null
   worker_id: string | null
   ownership_token: string | null
   started_at: number | null
@@ -74,10 +78,10 @@ function scenario(body: (fixture: Fixture) => void): () => void {
     const clock = { now: START }
     const opened: SqlDatabase[] = []
     const now = () => clock.now
-    const connect = () => {
+    const connect = (owners?: LeaseOwners) => {
       const { db } = openDatabase(file)
       opened.push(db)
-      return new Phase2Jobs(db, now)
+      return new Phase2Jobs(db, now, owners)
     }
     try {
       body({
@@ -232,6 +236,53 @@ export const phase2Cases: Phase2Case[] = [
 
       assert.equal(next.succeed(fresh.token, fresh.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
       assert.deepEqual(selection(old), { ses_a: [1, START - HOUR, START - HOUR] })
+    }),
+  },
+  {
+    name: "a consolidation lease whose owner process has exited on this boot is taken over at once",
+    run: scenario(({ connect, enqueue }) => {
+      const pid = deadPid()
+      const crashed = connect(leaseOwners({ self: { pid, boot: leaseBoot() } }))
+      enqueue(crashed, 500)
+      const stale = claimed(crashed.claim("worker-a"))
+      assertFields(phase2Job(crashed), { owner_pid: pid, owner_boot: leaseBoot() })
+      const next = connect()
+      const fresh = claimed(next.claim("worker-b"))
+      assert.equal(fresh.watermark, 500)
+      assertFields(phase2Job(next), { worker_id: "worker-b", ownership_token: fresh.token, owner_pid: process.pid, retry_remaining: JOBS.RETRIES })
+      assert.equal(crashed.heartbeat(stale.token), false)
+    }),
+  },
+  {
+    name: "a live owner's consolidation lease is respected, and one from another boot waits for its expiry",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const live = connect(fakeOwners(2, "boot-a"))
+      enqueue(live, 500)
+      const claim = claimed(live.claim("worker-a"))
+      assert.deepEqual(connect(fakeOwners(1, "boot-a")).claim("worker-b"), { type: "skipped_running" })
+      assert.equal(live.succeed(claim.token, claim.watermark, []), true)
+
+      clock.now += COOLDOWN
+      enqueue(live, 600)
+      claimed(connect(fakeOwners(3, "boot-b")).claim("worker-c"))
+      // Process 3 is not running here, but it ran on another boot (or machine): its id says nothing.
+      const taker = connect(fakeOwners(1, "boot-a", [3]))
+      assert.deepEqual(taker.claim("worker-b"), { type: "skipped_running" })
+      clock.now += STAGE_TWO.JOB_LEASE_MS
+      claimed(taker.claim("worker-b"))
+    }),
+  },
+  {
+    name: "a lease kept for an undeleted helper session ends with its owner process",
+    run: scenario(({ connect, enqueue }) => {
+      const mine = connect(fakeOwners(2, "boot-a"))
+      enqueue(mine, 500)
+      const claim = claimed(mine.claim("worker-a"))
+      assert.equal(mine.failKeepingLease(claim.token, "helper session not deleted"), true)
+      assert.deepEqual(connect(fakeOwners(1, "boot-a")).claim("worker-b"), { type: "skipped_running" })
+      // The helper ran inside process 2; with that process gone, nothing can still be editing.
+      const taken = claimed(connect(fakeOwners(1, "boot-a", [2])).claim("worker-b"))
+      assertFields(phase2Job(mine), { status: "running", ownership_token: taken.token, owner_pid: 1, last_error: "helper session not deleted" })
     }),
   },
   {

@@ -14,7 +14,7 @@ describe("stage-1 jobs on better-sqlite3", () => {
     it(testCase.name, () =>
       testCase.run({
         claimInProcesses: (file, sessions, count) =>
-          runConcurrently(opencode, (startAt) => [worker, file, String(startAt), String(sessions)], count, { ...process.env, BUN_BE_BUN: "1" }),
+          runConcurrently(opencode, (startAt) => [worker, file, String(startAt), String(sessions), String(count)], count, { ...process.env, BUN_BE_BUN: "1" }),
       }),
     )
   }

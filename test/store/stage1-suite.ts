@@ -3,11 +3,13 @@
 // only node:assert. Each case has its own file and clock; "processes" share the clock but each
 // has its own connection, as separate OpenCode processes would.
 import assert from "node:assert/strict"
+import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { JOBS, STAGE_ONE } from "../../src/constants.js"
 import { openDatabase } from "../../src/store/database.js"
+import { leaseBoot, leaseOwners, type LeaseOwners } from "../../src/store/lease-owner.js"
 import { MIGRATIONS } from "../../src/store/migrations.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs, type Stage1Candidate, type Stage1Claim, type Stage1Output } from "../../src/store/stage1-jobs.js"
@@ -35,12 +37,14 @@ const OUTPUT: Stage1Output = { rawMemory: "raw", rolloutSummary: "summary", slug
 interface Fixture {
   file: string
   clock: { now: number }
-  /** A new connection to the case's file, as another process would have. */
-  connect(): Stage1Jobs
+  /** A new connection to the case's file, as another process would have; `owners` defaults to this process. */
+  connect(owners?: LeaseOwners): Stage1Jobs
 }
 
 interface JobRecord {
   status: string
+  owner_pid: number | null
+  owner_boot: string | null
   worker_id: string | null
   ownership_token: string | null
   started_at: number | null
@@ -54,6 +58,19 @@ interface JobRecord {
   last_success_at: number | null
 }
 
+/** The id of a process that ran on this machine and has exited (and been reaped). */
+export function deadPid(): number {
+  const child = spawnSync("sh", ["-c", "exit 0"])
+  assert.equal(child.status, 0, String(child.error ?? child.stderr))
+  assert.ok(child.pid)
+  return child.pid
+}
+
+/** Owners with injected liveness: process ids in `dead` are gone, every other one is alive. */
+export function fakeOwners(pid: number, boot = "boot-a", dead: readonly number[] = []): LeaseOwners {
+  return leaseOwners({ self: { pid, boot }, exists: (candidate) => !dead.includes(candidate) })
+}
+
 function tempFile(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-stage1-")), "memory.db")
 }
@@ -64,10 +81,10 @@ function scenario(body: (fixture: Fixture) => void): () => void {
     const file = tempFile()
     const clock = { now: START }
     const opened: SqlDatabase[] = []
-    const connect = () => {
+    const connect = (owners?: LeaseOwners) => {
       const { db } = openDatabase(file)
       opened.push(db)
-      return new Stage1Jobs(db, () => clock.now)
+      return new Stage1Jobs(db, () => clock.now, owners)
     }
     try {
       body({ file, clock, connect })
@@ -506,6 +523,83 @@ export const stage1Cases: Stage1Case[] = [
       assert.equal(phase2Job(jobs)?.input_watermark, 450)
       assert.equal(phase2Job(jobs)?.last_success_at, 10)
       assert.equal(phase2Job(jobs)?.finished_at, 20)
+    }),
+  },
+  {
+    name: "a claim records its owner's process id and boot",
+    run: scenario(({ connect }) => {
+      const jobs = connect(fakeOwners(4242, "boot-a"))
+      claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS))
+      assertFields(stage1Job(jobs, "ses_a"), { owner_pid: 4242, owner_boot: "boot-a" })
+      // The default owner is this very process on this boot.
+      claimed(connect().claim({ sessionId: "ses_b", updatedAt: 500 }, OPTIONS))
+      assertFields(stage1Job(jobs, "ses_b"), { owner_pid: process.pid, owner_boot: leaseBoot() })
+    }),
+  },
+  {
+    name: "a lease whose owner process has exited on this boot is taken over at once",
+    run: scenario(({ connect }) => {
+      const pid = deadPid()
+      const crashed = connect(leaseOwners({ self: { pid, boot: leaseBoot() } }))
+      const stale = claimed(crashed.claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS))
+      const next = connect()
+      assert.equal(next.runningCount(), 0)
+      const fresh = claimed(next.claim({ sessionId: "ses_a", updatedAt: 500 }, { ...OPTIONS, workerId: "worker-b" }))
+      assertFields(stage1Job(next, "ses_a"), { worker_id: "worker-b", ownership_token: fresh.token, owner_pid: process.pid, retry_remaining: JOBS.RETRIES })
+      assert.equal(crashed.succeed("ses_a", stale.token, OUTPUT), false)
+    }),
+  },
+  {
+    name: "a live owner's lease is respected, and so is one from another boot until it expires",
+    run: scenario(({ clock, connect }) => {
+      // Process 3 is not running here, but it ran on another boot (or machine): its id says nothing.
+      const taker = connect(fakeOwners(1, "boot-a", [3]))
+      claimed(connect(fakeOwners(2, "boot-a")).claim({ sessionId: "ses_live", updatedAt: 500 }, OPTIONS))
+      claimed(connect(fakeOwners(3, "boot-b")).claim({ sessionId: "ses_other_boot", updatedAt: 500 }, OPTIONS))
+      assert.deepEqual(taker.claim({ sessionId: "ses_live", updatedAt: 900 }, OPTIONS), { type: "skipped_running" })
+      assert.deepEqual(taker.claim({ sessionId: "ses_other_boot", updatedAt: 500 }, OPTIONS), { type: "skipped_running" })
+      assert.equal(taker.runningCount(), 2)
+      clock.now += STAGE_ONE.JOB_LEASE_MS
+      claimed(taker.claim({ sessionId: "ses_other_boot", updatedAt: 500 }, OPTIONS))
+    }),
+  },
+  {
+    name: "a lease claimed before owners were recorded waits for its expiry",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect(fakeOwners(1, "boot-a", [2]))
+      claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS))
+      jobs.db.prepare("UPDATE jobs SET owner_pid = NULL, owner_boot = NULL").run()
+      assert.deepEqual(connect(fakeOwners(2, "boot-a", [1])).claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS), { type: "skipped_running" })
+      clock.now += STAGE_ONE.JOB_LEASE_MS
+      claimed(connect(fakeOwners(2, "boot-a", [1])).claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS))
+    }),
+  },
+  {
+    name: "the running cap does not count leases whose owner is gone",
+    run: scenario(({ connect }) => {
+      const capped = { workerId: "worker-a", maxRunning: 2 }
+      const crashed = connect(fakeOwners(7, "boot-a"))
+      claimed(crashed.claim({ sessionId: "ses_1", updatedAt: 500 }, capped))
+      claimed(crashed.claim({ sessionId: "ses_2", updatedAt: 500 }, capped))
+      assert.deepEqual(crashed.claim({ sessionId: "ses_3", updatedAt: 500 }, capped), { type: "skipped_running_cap" })
+      // Process 7 is gone as far as this owner can tell: its two leases hold no slot.
+      const survivor = connect(fakeOwners(8, "boot-a", [7]))
+      assert.equal(survivor.runningCount(), 0)
+      const claims = survivor.claimMany(
+        [
+          { sessionId: "ses_3", updatedAt: 500 },
+          { sessionId: "ses_4", updatedAt: 500 },
+          { sessionId: "ses_5", updatedAt: 500 },
+        ],
+        { ...capped, maxClaims: 3 },
+      )
+      assert.deepEqual(
+        claims.map((claim) => claim.sessionId),
+        ["ses_3", "ses_4"],
+      )
+      // A live owner's leases do count: the cap is full again.
+      assert.equal(survivor.runningCount(), 2)
+      assert.deepEqual(survivor.claim({ sessionId: "ses_5", updatedAt: 500 }, capped), { type: "skipped_running_cap" })
     }),
   },
   {

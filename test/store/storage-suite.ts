@@ -7,6 +7,7 @@ import os from "node:os"
 import path from "node:path"
 import { immediate, migrate, openDatabase, userVersion } from "../../src/store/database.js"
 import { MIGRATIONS, type Migration } from "../../src/store/migrations.js"
+import { openSqlite, type SqlDatabase } from "../../src/store/sqlite.js"
 
 export interface SuiteContext {
   /** The driver this runtime is expected to pick. */
@@ -23,6 +24,44 @@ export interface StorageCase {
 function tempFile(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-store-")), "nested", "memory.db")
 }
+
+const NOW = Date.UTC(2026, 10, 30, 12, 0, 0)
+
+/** Files beside `file` that a recovery would have created. */
+const movedAside = (file: string) => fs.readdirSync(path.dirname(file)).filter((name) => name.includes(".corrupt-"))
+
+const tableNames = (db: SqlDatabase) =>
+  db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .all<{ name: string }>()
+    .map((row) => row.name)
+
+/** A real database holding enough rows to span many pages, all of them checkpointed into the file. */
+function populated(file: string): void {
+  const { db } = openDatabase(file)
+  const insert = db.prepare("INSERT INTO session_meta (session_id, updated_at) VALUES ($id, $at)")
+  immediate(db, () => {
+    for (let i = 0; i < 2_000; i++) insert.run({ id: `ses_${String(i).padStart(5, "0")}_${"x".repeat(120)}`, at: i })
+  })
+  // bun:sqlite leaves the WAL in place on close.
+  db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get()
+  db.close()
+}
+
+/** The real driver, with `fault` given each SQL text first: it throws to inject a driver error. */
+function faulty(fault: (sql: string) => void): (file: string) => SqlDatabase {
+  return (file) => {
+    const db = openSqlite(file)
+    return {
+      driver: db.driver,
+      exec: (sql) => (fault(sql), db.exec(sql)),
+      prepare: (sql) => (fault(sql), db.prepare(sql)),
+      close: () => db.close(),
+    }
+  }
+}
+
+const sqliteError = (code: string, message: string) => Object.assign(new Error(message), { code })
 
 export const storageCases: StorageCase[] = [
   {
@@ -48,7 +87,7 @@ export const storageCases: StorageCase[] = [
       try {
         assert.deepEqual(migrated, { from: MIGRATIONS.length, to: MIGRATIONS.length })
         const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all<{ name: string }>()
-        assert.deepEqual(tables.map((t) => t.name), ["citation_parts", "cited_files", "jobs", "session_meta", "stage1_outputs"])
+        assert.deepEqual(tables.map((t) => t.name), ["citation_parts", "cited_files", "jobs", "redaction_log", "session_meta", "stage1_outputs"])
       } finally {
         db.close()
       }
@@ -149,6 +188,123 @@ export const storageCases: StorageCase[] = [
         first.close()
         second.close()
       }
+    },
+  },
+  {
+    name: "a file that is not a database is moved aside, and a fresh database takes its place",
+    run() {
+      const file = tempFile()
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      const garbage = Buffer.from(Array.from({ length: 64 * 1024 }, (_, i) => (i * 7 + 13) % 251))
+      fs.writeFileSync(file, garbage)
+      const { db, migrated, recovered } = openDatabase(file, { now: () => NOW })
+      try {
+        assert.ok(recovered, "no recovery reported")
+        assert.equal(recovered.movedTo, `${file}.corrupt-20261130T120000Z`)
+        assert.match(recovered.reason, /not a database/)
+        assert.deepEqual(fs.readFileSync(recovered.movedTo), garbage)
+        assert.deepEqual(migrated, { from: 0, to: MIGRATIONS.length })
+        const fresh = openDatabase(tempFile()).db
+        try {
+          assert.deepEqual(tableNames(db), tableNames(fresh))
+        } finally {
+          fresh.close()
+        }
+        assert.equal(fs.existsSync(`${file}.recovering`), false)
+      } finally {
+        db.close()
+      }
+      // The fresh database is healthy: the next open leaves it alone.
+      const again = openDatabase(file, { now: () => NOW })
+      again.db.close()
+      assert.equal(again.recovered, undefined)
+      assert.deepEqual(movedAside(file), ["memory.db.corrupt-20261130T120000Z"])
+    },
+  },
+  {
+    name: "a healthy database is opened as it is and never moved",
+    run() {
+      const file = tempFile()
+      populated(file)
+      for (let i = 0; i < 2; i++) {
+        const { db, recovered } = openDatabase(file)
+        try {
+          assert.equal(recovered, undefined)
+          assert.equal(db.prepare("SELECT COUNT(*) AS n FROM session_meta").get<{ n: number }>()?.n, 2_000)
+        } finally {
+          db.close()
+        }
+      }
+      assert.deepEqual(movedAside(file), [])
+    },
+  },
+  {
+    name: "a database with a damaged page fails quick_check and is moved aside byte for byte, with its -wal and -shm",
+    run() {
+      const file = tempFile()
+      populated(file)
+      const bytes = fs.readFileSync(file)
+      const pageSize = bytes.readUInt16BE(16)
+      const pages = bytes.length / pageSize
+      assert.ok(pages > 10, `only ${pages} pages`)
+      // Scribble over a page in the middle of the table's b-tree: the header stays readable.
+      const page = Math.floor(pages / 2)
+      bytes.fill(0xa5, page * pageSize, (page + 1) * pageSize)
+      fs.writeFileSync(file, bytes)
+      // Another process still has it open, so its -wal and -shm outlive this process's connection.
+      const holder = openSqlite(file)
+      holder.prepare("SELECT COUNT(*) AS n FROM sqlite_master").get()
+      try {
+        const { db, recovered } = openDatabase(file, { now: () => NOW })
+        try {
+          assert.ok(recovered, "no recovery reported")
+          assert.match(recovered.reason, /quick_check|malformed/)
+          assert.deepEqual(fs.readFileSync(recovered.movedTo), bytes)
+          for (const suffix of ["-wal", "-shm"]) assert.ok(fs.existsSync(`${recovered.movedTo}${suffix}`), `${suffix} stayed behind`)
+          assert.equal(db.prepare("SELECT COUNT(*) AS n FROM session_meta").get<{ n: number }>()?.n, 0)
+          assert.equal(userVersion(db), MIGRATIONS.length)
+        } finally {
+          db.close()
+        }
+      } finally {
+        holder.close()
+      }
+    },
+  },
+  {
+    name: "a busy, locked or failing database is never taken for a corrupt one",
+    run() {
+      const file = tempFile()
+      populated(file)
+      const before = fs.readFileSync(file)
+      const faults: Array<[string, Error]> = [
+        ["PRAGMA synchronous", sqliteError("SQLITE_BUSY", "database is locked")],
+        ["PRAGMA foreign_keys", sqliteError("SQLITE_LOCKED", "database table is locked")],
+        ["PRAGMA foreign_keys", sqliteError("SQLITE_IOERR_READ", "disk I/O error")],
+      ]
+      for (const [statement, error] of faults) {
+        const connect = faulty((sql) => {
+          if (sql.startsWith(statement)) throw error
+        })
+        assert.throws(() => openDatabase(file, { connect }), (thrown) => thrown === error)
+      }
+      assert.deepEqual(movedAside(file), [])
+      assert.deepEqual(fs.readFileSync(file), before)
+    },
+  },
+  {
+    name: "once a database has passed its check, even a corruption error does not move it",
+    run() {
+      const file = tempFile()
+      populated(file)
+      const connect = faulty((sql) => {
+        if (sql === "BEGIN IMMEDIATE") throw sqliteError("SQLITE_CORRUPT", "database disk image is malformed")
+      })
+      assert.throws(() => openDatabase(file, { connect }), /malformed/)
+      assert.deepEqual(movedAside(file), [])
+      const { db, recovered } = openDatabase(file)
+      db.close()
+      assert.equal(recovered, undefined)
     },
   },
   {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { deleteLeftoverHelpers, helperMetadata, helperTitle, isHelperSession } from "../../src/write/helper-sessions.js"
+import { leaseOwners } from "../../src/store/lease-owner.js"
 import { FakeHost } from "../fakes/host.js"
 
 const NOW = Date.UTC(2026, 10, 30, 12)
@@ -13,6 +14,18 @@ describe("helper sessions", () => {
     expect(isHelperSession({ title })).toBe(false)
     expect(isHelperSession({ title: "my own [codex-memory] notes", metadata })).toBe(false)
     expect(isHelperSession({ title: helperTitle("consolidate"), metadata: helperMetadata("consolidate", undefined, NOW) })).toBe(true)
+  })
+
+  it("leftovers of a process that is gone are deleted at once, whatever their age", async () => {
+    const host = new FakeHost(() => NOW)
+    const self = { pid: 100, boot: "boot-1" }
+    const owners = leaseOwners({ self, exists: (pid) => pid !== 4242 })
+    const dead = helperMetadata("extract", "ses_x", NOW, leaseOwners({ self: { pid: 4242, boot: "boot-1" } }))
+    const alive = helperMetadata("extract", "ses_y", NOW, owners)
+    host.addSession({ id: "ses_dead", title: helperTitle("extract", "ses_x"), metadata: dead, updatedAt: NOW - MINUTE })
+    host.addSession({ id: "ses_alive", title: helperTitle("extract", "ses_y"), metadata: alive, updatedAt: NOW - MINUTE })
+    expect(await deleteLeftoverHelpers(host, NOW, AbortSignal.timeout(1_000), owners)).toBe(1)
+    expect(host.deleted).toEqual(["ses_dead"])
   })
 
   it("leftovers older than 90 minutes are deleted, younger ones and look-alikes are kept", async () => {

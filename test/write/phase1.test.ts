@@ -9,6 +9,7 @@ import { openDatabase } from "../../src/store/database.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { loadExtractionTemplates } from "../../src/write/extract.js"
+import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { eligibleSessions, Phase1 } from "../../src/write/phase1.js"
 import { FakeHost } from "../fakes/host.js"
 
@@ -44,6 +45,7 @@ function phase1(options: Record<string, unknown> = {}, excluded: Set<string> = n
     helperSessions,
     extractionModel: () => undefined,
     workerId: "test-worker",
+    breaker: new RateLimitBreaker(() => clock),
   })
   disposers.push(() => p.dispose())
   return { p, jobs, helperSessions }

@@ -76,6 +76,9 @@ export interface ServeHandle {
   stdout(): string
   stderr(): string
   stop(): Promise<void>
+  /** Sends one signal and waits for the process to exit (SIGKILL simulates a crash). */
+  kill(signal: NodeJS.Signals): Promise<void>
+  pid: number
 }
 
 const OPENCODE_PLUGIN_VERSION = "1.18.33"
@@ -276,6 +279,8 @@ export async function startServe(sandbox: Sandbox, opts: { timeoutMs?: number } 
     stdout: out.stdout,
     stderr: out.stderr,
     stop: () => terminate(child),
+    kill: (signal) => killAndWait(child, signal),
+    pid: child.pid ?? -1,
   }
   try {
     await new Promise<void>((resolve, reject) => {
@@ -356,6 +361,13 @@ async function terminate(child: ChildProcess, graceMs = 5_000): Promise<void> {
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs)
   await exited
   clearTimeout(timer)
+}
+
+async function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  child.kill(signal)
+  await exited
 }
 
 function freePort(): Promise<number> {

@@ -1,0 +1,47 @@
+// truncateMiddle's cut (tokens.ts) made from only the two ends of a text, for a file too large to
+// read whole: the kept head and tail and the marker's count come out byte for byte the same.
+import { READ_PATH } from "../constants.js"
+
+/** How many bytes of each end `cutMiddleOfEnds` needs for a budget of `maxTokens`. */
+export function endBytesNeeded(maxTokens: number): { head: number; tail: number } {
+  const budget = budgetBytes(maxTokens)
+  // A character boundary is at most 3 bytes away from where the cut would fall.
+  return { head: Math.floor(budget / 2) + 4, tail: budget + 4 }
+}
+
+/**
+ * The middle cut of a text of `totalBytes` UTF-8 bytes, over budget, given its first bytes `head`
+ * and its last bytes `tail` (at least what endBytesNeeded says; they may overlap).
+ */
+export function cutMiddleOfEnds(head: Buffer, tail: Buffer, totalBytes: number, maxTokens: number): string {
+  const budget = budgetBytes(maxTokens)
+  const need = endBytesNeeded(maxTokens)
+  if (totalBytes <= budget) throw new Error("cutMiddleOfEnds: the text is within the budget")
+  if (head.length < Math.min(need.head, totalBytes) || tail.length < Math.min(need.tail, totalBytes)) {
+    throw new Error("cutMiddleOfEnds: too few bytes of the ends")
+  }
+  const headEnd = boundaryBackward(head, Math.floor(budget / 2))
+  // `tail` holds the text's bytes from `offset` on.
+  const offset = totalBytes - tail.length
+  const tailStart = offset + boundaryForward(tail, totalBytes - (budget - headEnd) - offset)
+  const removed = Math.ceil((tailStart - headEnd) / READ_PATH.BYTES_PER_TOKEN)
+  return `${head.toString("utf8", 0, headEnd)}\n[... ${removed} tokens truncated ...]\n${tail.toString("utf8", tailStart - offset)}`
+}
+
+const budgetBytes = (maxTokens: number) => Math.max(0, Math.floor(maxTokens * READ_PATH.BYTES_PER_TOKEN))
+
+const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80
+
+/** Largest offset <= `at` that starts a character. */
+function boundaryBackward(bytes: Buffer, at: number): number {
+  let i = Math.min(at, bytes.length)
+  while (i > 0 && isContinuation(bytes[i])) i--
+  return i
+}
+
+/** Smallest offset >= `at` that starts a character. */
+function boundaryForward(bytes: Buffer, at: number): number {
+  let i = Math.max(at, 0)
+  while (i < bytes.length && isContinuation(bytes[i])) i++
+  return i
+}
