@@ -89,6 +89,11 @@ describe("phase 1 on a real OpenCode", () => {
       const logs = server.stderr().split("\n").filter((line) => /codex-memory|ERROR|err_|rror/.test(line)).slice(-40).join("\n")
       throw new Error(`${error.message}\njobs: ${JSON.stringify(query(sandbox, "SELECT * FROM jobs"))}\nplugin log:\n${logs}`)
     })
+    // Phase 2 follows the pass (and fails here: no consolidator is scripted); let it finish.
+    await waitFor(() => ["done", "failed"].includes(query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status ?? ""), {
+      timeoutMs: 60_000,
+      message: "the consolidation after phase 1 did not finish",
+    })
   })
 
   afterAll(async () => {

@@ -7,7 +7,6 @@
 import fs from "node:fs"
 import path from "node:path"
 import zlib from "node:zlib"
-import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { ALNUM, BASE64, URLSAFE, fake } from "../redact/fakes.js"
@@ -33,11 +32,6 @@ const FORBIDDEN = [...Object.values(SECRET), "Quill-Xanadu", "Zephyr-Marigold"]
 const TRANSCRIPT_BEGINS = "===== TRANSCRIPT BEGINS ====="
 const TRANSCRIPT_ENDS = "===== TRANSCRIPT ENDS ====="
 
-/** MemoryStore's audit is wired into phase 1 and memory_inspect in memory.ts and phase1.ts; until then these checks wait. */
-const repo = fileURLToPath(new URL("../../", import.meta.url))
-const source = (file: string) => fs.readFileSync(path.join(repo, file), "utf8")
-const auditWired = source("src/write/phase1.ts").includes("recordRedactions") && source("src/memory.ts").includes("recordRedactions")
-const inspectWired = source("src/memory.ts").includes("redactionTotals")
 
 function query<T>(sandbox: Sandbox, sql: string): T[] {
   const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
@@ -197,7 +191,7 @@ describe("redaction on a real OpenCode", () => {
     expect(leaks(lines.join("\n"))).toEqual([])
   })
 
-  it.skipIf(!auditWired)("records what each extraction redacted, by class", () => {
+  it("records what each extraction redacted, by class", () => {
     const rows = query<{ session_id: string; stage: string; counts: string }>(sandbox, "SELECT session_id, stage, counts FROM redaction_log ORDER BY id")
     const transcript = rows.find((r) => r.session_id === ids.secrets && r.stage === "transcript")
     expect(JSON.parse(transcript!.counts)).toMatchObject({ "github-token": 1, "openai-api-key": 1, "database-url": 1, "stripe-secret-key": 1, "aws-secret-access-key": 1, "private-span": 1 })
@@ -205,7 +199,7 @@ describe("redaction on a real OpenCode", () => {
     expect(JSON.parse(answer!.counts)).toMatchObject({ "slack-token": 2 })
   })
 
-  it.skipIf(!inspectWired)("shows the totals in memory_inspect", async () => {
+  it("shows the totals in memory_inspect", async () => {
     llm.script({ match: "INSPECT-NOW", toolCalls: [{ name: "memory_inspect", arguments: {} }] })
     await live.prompt(ids.live, "INSPECT-NOW")
     const report = llm
