@@ -11,6 +11,7 @@ import { createHash } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
 import { OMIT_HEADERS, formatPatch, structuredPatch } from "diff"
+import { readRegularFile } from "./regular-file.js"
 import { add, commit, init, readBlob, readCommit, readObject, readTree, resolveRef } from "isomorphic-git"
 import { PLUGIN_ID } from "../constants.js"
 import { sortByCodePoints } from "../backend/safe-path.js"
@@ -142,24 +143,6 @@ export function scanWorkspace(root: string): { files: string[]; skipped: Skipped
   return { files: sortByCodePoints(files, (file) => file), skipped }
 }
 
-/**
- * A regular file's bytes, or undefined when it is gone or no longer a regular file. The open
- * refuses a symlink swapped in after the walk, and O_NONBLOCK keeps a swapped-in FIFO from hanging.
- */
-export function readRegularFile(absolute: string): Buffer | undefined {
-  let fd: number
-  try {
-    fd = fs.openSync(absolute, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0))
-  } catch (error) {
-    if (["ENOENT", "ELOOP", "ENOTDIR", "ENXIO"].includes((error as NodeJS.ErrnoException).code ?? "")) return undefined
-    throw error
-  }
-  try {
-    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : undefined
-  } finally {
-    fs.closeSync(fd)
-  }
-}
 
 /** The object id git gives these bytes as a blob. */
 function blobId(bytes: Uint8Array): string {
@@ -269,3 +252,5 @@ function replacementHunk(oldText: string, newText: string): string {
   const range = (lines: number) => `${lines ? 1 : 0},${lines}`
   return `@@ -${range(count(oldText))} +${range(count(newText))} @@\n${[...removed, ...added].join("\n")}\n`
 }
+
+export { readRegularFile }

@@ -17,7 +17,6 @@ import type { MemoryOptions } from "../options.js"
 import type { Phase2Jobs } from "../store/phase2-jobs.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { CONSOLIDATION_REQUEST, renderConsolidationPrompt, type ConsolidationTemplates } from "./consolidate-prompt.js"
-import { resetBaseline, workspaceDiff, workspaceStatus } from "./git-baseline.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
 import { prepareWorkspace, syncInputs, validateArtifacts } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
@@ -100,7 +99,8 @@ export class Phase2 {
     }
 
     try {
-      // 2-5. workspace and inputs
+      // 2-5. workspace and inputs. The git library is loaded here, not with the plugin.
+      const { resetBaseline, workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
       await prepareWorkspace(memoryRoot, { templatesDir: this.deps.templatesDir, now })
       const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days)
       if (inputs.length === 0 && !jobs.hasConsolidatedBefore()) {

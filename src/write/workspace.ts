@@ -16,7 +16,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { nameTimestamp } from "../backend/timestamps.js"
 import { redact } from "../redact/redact.js"
-import { ensureBaseline, readRegularFile } from "./git-baseline.js"
+import { readRegularFile } from "./regular-file.js"
 import { WORKSPACE_DIFF_FILE } from "./workspace-diff.js"
 import {
   RAW_MEMORIES_FILE,
@@ -55,6 +55,8 @@ export async function prepareWorkspace(root: string, options: { templatesDir: st
   }
   fs.rmSync(path.join(root, WORKSPACE_DIFF_FILE), { force: true })
   seedAdHocInstructions(root, options.templatesDir)
+  // The git library loads only when a consolidation runs, not with the plugin (it costs ~30 ms).
+  const { ensureBaseline } = await import("./git-baseline.js")
   await ensureBaseline(root, options.now)
 }
 

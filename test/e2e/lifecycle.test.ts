@@ -11,6 +11,7 @@ import { validateArtifacts } from "../../src/write/workspace.js"
 import { FakeLlm, contentText, type ChatRequest } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
+import { query } from "./support/memory-db.js"
 
 const HOUR = 3_600_000
 const CONSOLIDATE = "Consolidate the memory folder now"
@@ -19,14 +20,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-function query<T>(sandbox: Sandbox, sql: string): T[] {
-  const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
-  try {
-    return db.prepare(sql).all<T>()
-  } finally {
-    db.close()
-  }
-}
 
 const userText = (body: ChatRequest) => (body.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
 

@@ -5,21 +5,13 @@
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openDatabase } from "../../src/store/database.js"
 import { FakeLlm, contentText, systemTexts, type ChatRequest } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
+import { query } from "./support/memory-db.js"
 
 const HOUR = 3_600_000
 
-function query<T>(sandbox: Sandbox, sql: string): T[] {
-  const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
-  try {
-    return db.prepare(sql).all<T>()
-  } finally {
-    db.close()
-  }
-}
 
 /** The transcript the extractor was given, from the structured request's user message. */
 function userText(request: ChatRequest): string {

@@ -4,23 +4,15 @@
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openDatabase } from "../../src/store/database.js"
 import { FakeLlm, contentText, type ChatRequest, type LoggedRequest } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
+import { query } from "./support/memory-db.js"
 
 const HOUR = 3_600_000
 const CONSOLIDATE = "Consolidate the memory folder now"
 const PER_PROCESS = 3
 
-function query<T>(sandbox: Sandbox, sql: string): T[] {
-  const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
-  try {
-    return db.prepare(sql).all<T>()
-  } finally {
-    db.close()
-  }
-}
 
 const userText = (body: ChatRequest) => (body.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
 

@@ -8,11 +8,11 @@ import fs from "node:fs"
 import path from "node:path"
 import zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openDatabase } from "../../src/store/database.js"
 import { ALNUM, BASE64, URLSAFE, fake } from "../redact/fakes.js"
 import { FakeLlm, contentText, type ChatRequest } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
+import { query } from "./support/memory-db.js"
 
 const HOUR = 3_600_000
 const SECRET = {
@@ -33,14 +33,6 @@ const TRANSCRIPT_BEGINS = "===== TRANSCRIPT BEGINS ====="
 const TRANSCRIPT_ENDS = "===== TRANSCRIPT ENDS ====="
 
 
-function query<T>(sandbox: Sandbox, sql: string): T[] {
-  const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
-  try {
-    return db.prepare(sql).all<T>()
-  } finally {
-    db.close()
-  }
-}
 
 function userText(request: ChatRequest): string {
   return (request.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")

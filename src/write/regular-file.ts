@@ -1,0 +1,22 @@
+// Reading one file of the memory folder without following a symlink. Kept apart from
+// git-baseline.ts, so the workspace can read files without loading the git library.
+import fs from "node:fs"
+
+/**
+ * A regular file's bytes, or undefined when it is gone or no longer a regular file. The open
+ * refuses a symlink swapped in after the walk, and O_NONBLOCK keeps a swapped-in FIFO from hanging.
+ */
+export function readRegularFile(absolute: string): Buffer | undefined {
+  let fd: number
+  try {
+    fd = fs.openSync(absolute, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    if (["ENOENT", "ELOOP", "ENOTDIR", "ENXIO"].includes((error as NodeJS.ErrnoException).code ?? "")) return undefined
+    throw error
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : undefined
+  } finally {
+    fs.closeSync(fd)
+  }
+}
