@@ -1,5 +1,5 @@
-// truncateMiddle's cut (tokens.ts) made from only the two ends of a text, for a file too large to
-// read whole: the kept head and tail and the marker's count come out byte for byte the same.
+// The middle cut of a text over its token budget, made from only the two ends of the text, so a
+// file too large to read whole is cut exactly like a string (truncateMiddle in tokens.ts uses it).
 import { READ_PATH } from "../constants.js"
 
 /** How many bytes of each end `cutMiddleOfEnds` needs for a budget of `maxTokens`. */

@@ -4,16 +4,10 @@
 import { createHash } from "node:crypto"
 import { fileTimestamp } from "../backend/notes.js"
 import { sortByCodePoints } from "../backend/safe-path.js"
+import type { Phase2Input } from "../store/phase2-jobs.js"
 
-export interface WorkspaceInput {
-  sessionId: string
-  /** Unix milliseconds: the session's last update when it was extracted. */
-  sourceUpdatedAt: number
-  rawMemory: string
-  rolloutSummary: string
-  slug: string | null
-  cwd: string | null
-}
+/** What the workspace files are made of: the part of a selected phase-2 input that is written. */
+export type WorkspaceInput = Pick<Phase2Input, "sessionId" | "sourceUpdatedAt" | "rawMemory" | "rolloutSummary" | "slug" | "cwd">
 
 export const RAW_MEMORIES_FILE = "raw_memories.md"
 export const ROLLOUT_SUMMARIES_DIR = "rollout_summaries"
