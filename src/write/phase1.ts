@@ -6,6 +6,7 @@
 //   4. claim up to max_rollouts_per_startup in the database (also the cap across processes)
 //   5. extract each claimed session; store the record, "nothing to remember", or the failure
 // Nothing here is awaited by a user's turn; dispose() aborts it and gives claimed jobs back.
+import { SingleFlight } from "../util/single-flight.js"
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
 import type { Host, HostSession, ModelRef } from "../host.js"
@@ -51,7 +52,7 @@ export type JobResult = { sessionId: string; outcome: "stored" | "nothing_to_rem
 
 export class Phase1 {
   private readonly shutdown = new AbortController()
-  private inFlight: Promise<PassReport> | undefined
+  private readonly flight = new SingleFlight<PassReport>()
   private lastClaimingPass = Number.NEGATIVE_INFINITY
   private discovered: { at: number; sessions: HostSession[] } | undefined
   private readonly seenSessions = new Set<string>()
@@ -83,18 +84,13 @@ export class Phase1 {
   }
 
   pass(currentSessionId?: string): Promise<PassReport> {
-    if (this.inFlight) return Promise.resolve({ type: "skipped", reason: "in_flight" })
-    const run = this.run(currentSessionId).finally(() => {
-      this.inFlight = undefined
-    })
-    this.inFlight = run
-    return run
+    return this.flight.run(() => this.run(currentSessionId)) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
   }
 
   /** Aborts extraction in flight; the jobs are given back without spending a retry. */
   async dispose(): Promise<void> {
     this.shutdown.abort(new Error("the plugin is shutting down"))
-    await this.inFlight?.catch(() => undefined)
+    await this.flight.settled()
   }
 
   private async run(currentSessionId: string | undefined): Promise<PassReport> {

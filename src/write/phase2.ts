@@ -10,6 +10,7 @@
 //   9. validate MEMORY.md and the summary's `v1`; invalid: fail, keep the baseline (and the diff)
 //  10. reset the baseline to one commit, mark the consumed inputs, invalidate the read path
 import { STAGE_TWO } from "../constants.js"
+import { SingleFlight } from "../util/single-flight.js"
 import { redactText } from "../redact/redact.js"
 import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { Host, ModelRef } from "../host.js"
@@ -53,7 +54,7 @@ export type Phase2Outcome =
 
 export class Phase2 {
   private readonly shutdown = new AbortController()
-  private inFlight: Promise<Phase2Outcome> | undefined
+  private readonly flight = new SingleFlight<Phase2Outcome>()
 
   constructor(private readonly deps: Phase2Deps) {}
 
@@ -63,18 +64,13 @@ export class Phase2 {
   }
 
   run(): Promise<Phase2Outcome> {
-    if (this.inFlight) return Promise.resolve({ type: "skipped", reason: "in_flight" })
-    const run = this.consolidate().finally(() => {
-      this.inFlight = undefined
-    })
-    this.inFlight = run
-    return run
+    return this.flight.run(() => this.consolidate()) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
   }
 
   /** Aborts a running consolidator; its claim is given back (or its lease kept, see step 8). */
   async dispose(): Promise<void> {
     this.shutdown.abort(new Error("the plugin is shutting down"))
-    await this.inFlight?.catch(() => undefined)
+    await this.flight.settled()
   }
 
   private async consolidate(): Promise<Phase2Outcome> {
