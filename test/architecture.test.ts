@@ -3,6 +3,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { findCycles, importGraph, importSpecifiers } from "./import-graph.js"
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
 
@@ -14,12 +15,10 @@ function sourceFiles(dir: string): string[] {
     .map((file) => path.join(dir, file))
 }
 
+/** What a file imports, statically or dynamically: relative specifiers as repository paths. */
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(path.join(repo, file), "utf8")
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;"']*?from\s+["']([^"']+)["']/g)].map((m) => {
-    const spec = m[1]!
-    return spec.startsWith(".") ? path.join(path.dirname(file), spec) : spec
-  })
+  return importSpecifiers(text).map((spec) => (spec.startsWith(".") ? path.join(path.dirname(file), spec) : spec))
 }
 
 const core = sourceFiles("src").filter((file) => !/^src[/\\](v1|v2)[/\\]/.test(file) && file !== path.join("src", "index.ts"))
@@ -56,6 +55,13 @@ describe("module boundaries", () => {
     for (const target of importsOf(path.join("src", "index.ts"))) {
       expect(target).toMatch(/^src[/\\](v1[/\\]plugin|v2[/\\]plugin|constants)\.js$/)
     }
+  })
+
+  it("no import cycles in src/ and tools/, counting type-only and dynamic imports", () => {
+    const files = [...sourceFiles("src"), ...sourceFiles("tools")]
+    expect(files.length).toBeGreaterThan(0)
+    const sources = new Map(files.map((file) => [file.split(path.sep).join("/"), fs.readFileSync(path.join(repo, file), "utf8")]))
+    expect(findCycles(importGraph(sources)).map((cycle) => cycle.join(" -> "))).toEqual([])
   })
 
   it("no module keeps mutable state at the top level", () => {

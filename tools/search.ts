@@ -1,5 +1,6 @@
 import { SEARCH_MAX_CONTEXT_LINES, SEARCH_MAX_RESULTS } from "../src/backend/search.js"
-import type { LocalMemoryBackend, SearchMatch } from "../src/backend/local-backend.js"
+import type { LocalMemoryBackend } from "../src/backend/local-backend.js"
+import type { SearchMatch } from "../src/backend/requests.js"
 import { z } from "../src/util/zod.js"
 import { defineTool } from "./spec.js"
 

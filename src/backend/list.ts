@@ -3,7 +3,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { ioError, MemoryError } from "./errors.js"
-import type { ListEntry, ListRequest, ListResult } from "./local-backend.js"
+import type { ListEntry, ListRequest, ListResult } from "./requests.js"
 import { compareCodePoints, isHiddenName, resolveMemoryEntry, sortByCodePoints } from "./safe-path.js"
 import { wholeNumber } from "./search-args.js"
 import { decodeListCursor, encodeCursor } from "./search-cursor.js"

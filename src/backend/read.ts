@@ -2,7 +2,7 @@
 // the model's context. The cut falls on a line boundary when at least one line fits, and the note
 // says where to continue.
 import { MemoryError } from "./errors.js"
-import type { ReadRequest, ReadResult } from "./local-backend.js"
+import type { ReadRequest, ReadResult } from "./requests.js"
 import { readFileNoFollow, resolveMemoryEntry } from "./safe-path.js"
 import { wholeNumber } from "./search-args.js"
 import { lineStarts, lineText } from "./search-lines.js"

@@ -12,7 +12,7 @@
 //   the first line E at which the last missing query appears (so E-L+1 <= N). The next match may
 //   start only after E, so matches never overlap and each is reported once, at its first line.
 //   With N = 1 this is exactly "all_on_same_line".
-import type { MatchMode } from "./local-backend.js"
+import type { MatchMode } from "./requests.js"
 import { lineIndexAt } from "./search-lines.js"
 
 export interface Needle {

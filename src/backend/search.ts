@@ -13,7 +13,7 @@
 // stat'ed, and the scan stops once the page is full and one more match proves a next page.
 import fs from "node:fs"
 import { MemoryError } from "./errors.js"
-import type { MatchMode, SearchMatch, SearchRequest, SearchResult } from "./local-backend.js"
+import type { MatchMode, SearchMatch, SearchRequest, SearchResult } from "./requests.js"
 import { compareCodePoints, resolveMemoryEntry, splitRelative } from "./safe-path.js"
 import { wholeNumber } from "./search-args.js"
 import { transformText, type CachedFile, type FileCache, type Variant, type VariantKind } from "./search-cache.js"

@@ -14,7 +14,7 @@ import { renderTranscript } from "./transcript.js"
 import { privateFilter } from "./transcript-private.js"
 import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionTemplates } from "./extract.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
-import type { JobResult } from "./phase1.js"
+import type { JobResult } from "./phase1-results.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { chooseVariant } from "./variants.js"
 

@@ -14,6 +14,7 @@ import type { MemoryOptions } from "../options.js"
 import type { Stage1Jobs } from "../store/stage1-jobs.js"
 import { STAGE_ONE } from "../constants.js"
 import { runExtraction, type ExtractionContext } from "./extraction-job.js"
+import type { PassReport } from "./phase1-results.js"
 import type { ExtractionTemplates } from "./extract.js"
 import { isHelperSession } from "./helper-sessions.js"
 import { breakerScope, type RateLimitBreaker } from "./breaker.js"
@@ -42,13 +43,6 @@ export interface Phase1Deps {
   /** The redaction audit: counts by class for each extraction, never the secrets. */
   recordRedactions?: ExtractionContext["recordRedactions"]
 }
-
-export type PassReport =
-  | { type: "skipped"; reason: "disabled" | "disposed" | "in_flight" | "gate" | "no_store" | "rate_limited" }
-  | { type: "discovery_failed"; error: string }
-  | { type: "done"; eligible: number; claimed: number; results: JobResult[] }
-
-export type JobResult = { sessionId: string; outcome: "stored" | "nothing_to_remember" | "failed" | "released" | "lost_ownership"; detail?: string }
 
 export class Phase1 {
   private readonly shutdown = new AbortController()

@@ -3,7 +3,8 @@ import os from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { LIST_MAX_RESULTS } from "../../src/backend/list.js"
-import { LocalMemoryBackend, type ListEntry } from "../../src/backend/local-backend.js"
+import { LocalMemoryBackend } from "../../src/backend/local-backend.js"
+import type { ListEntry } from "../../src/backend/requests.js"
 
 let dir: string
 let root: string

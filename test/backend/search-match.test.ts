@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { MatchMode } from "../../src/backend/local-backend.js"
+import type { MatchMode } from "../../src/backend/requests.js"
 import { lineStarts } from "../../src/backend/search-lines.js"
 import { findSpans, type Needle } from "../../src/backend/search-match.js"
 
