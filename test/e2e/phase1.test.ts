@@ -9,6 +9,7 @@ import { FakeLlm, contentText, systemTexts, type ChatRequest } from "./support/f
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
 import { query } from "./support/memory-db.js"
+import { JOBS, STAGE_ONE } from "../../src/constants.js"
 
 const HOUR = 3_600_000
 
@@ -18,13 +19,21 @@ function userText(request: ChatRequest): string {
   return request.messages.filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
 }
 
+/** The helper session a structured request belongs to: every request of one helper opens with the same prompt. */
+function firstUserText(request: ChatRequest): string {
+  const first = request.messages.find((m) => m.role === "user")
+  return first ? contentText(first.content) : ""
+}
+
 describe("phase 1 on a real OpenCode", () => {
   let llm: FakeLlm
   let sandbox: Sandbox
   let server: ServeHandle
   let projectA: ServerApi
   const finished: Record<string, string> = {}
-  let triggerReturnedWith: { outputs: number; helpers: number }
+  let triggerReturnedWith: { outputs: number }
+  /** The plugin's clock (real time + 7 h) when the pass could first have run, and after every job finished. */
+  let passWindow: { from: number; to: number }
 
   beforeAll(async () => {
     llm = await FakeLlm.start()
@@ -68,12 +77,10 @@ describe("phase 1 on a real OpenCode", () => {
     })
 
     // A new session's first message starts a pass; the user's turn must not wait for it.
+    const passFrom = Date.now() + 7 * HOUR
     const trigger = await projectA.createSession("new work")
     await projectA.prompt(trigger.id, "a new task")
-    triggerReturnedWith = {
-      outputs: query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]?.n ?? 0,
-      helpers: llm.requests().filter((r) => r.kind === "structured").length,
-    }
+    triggerReturnedWith = { outputs: query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]?.n ?? 0 }
     await waitFor(() => query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM jobs WHERE kind = 'memory_stage1' AND status <> 'running'")[0]?.n === 3, {
       timeoutMs: 90_000,
       message: "the three extraction jobs did not finish",
@@ -81,6 +88,7 @@ describe("phase 1 on a real OpenCode", () => {
       const logs = server.stderr().split("\n").filter((line) => /codex-memory|ERROR|err_|rror/.test(line)).slice(-40).join("\n")
       throw new Error(`${error.message}\njobs: ${JSON.stringify(query(sandbox, "SELECT * FROM jobs"))}\nplugin log:\n${logs}`)
     })
+    passWindow = { from: passFrom, to: Date.now() + 7 * HOUR }
     // Phase 2 follows the pass (and fails here: no consolidator is scripted); let it finish.
     await waitFor(() => ["done", "failed"].includes(query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status ?? ""), {
       timeoutMs: 60_000,
@@ -103,9 +111,15 @@ describe("phase 1 on a real OpenCode", () => {
     expect(rows.find((r) => r.session_id === finished.beta)!.cwd).toBe(path.join(sandbox.root, "other-project"))
   })
 
-  it("asked the extractor through StructuredOutput, with the transcript as data", () => {
+  it("asked the extractor through StructuredOutput, with the transcript as data, once per claimed session", () => {
     const structured = llm.requests().filter((r) => r.kind === "structured")
-    expect(structured.length).toBeGreaterThanOrEqual(3)
+    // One helper session per stage-1 job (OpenCode may ask a helper's model more than once, e.g.
+    // after the malformed answer), and each finished session's transcript went to exactly one helper.
+    const helpers = [...new Set(structured.map((r) => firstUserText(r.body)))]
+    const jobs = query<{ job_key: string }>(sandbox, `SELECT job_key FROM jobs WHERE kind = '${JOBS.STAGE1}'`)
+    expect(jobs.map((j) => j.job_key).sort()).toEqual(Object.values(finished).sort())
+    expect(helpers).toHaveLength(jobs.length)
+    for (const fact of ["ALPHA-FACT", "BETA-FACT", "GAMMA-FACT"]) expect(helpers.filter((text) => text.includes(fact)), fact).toHaveLength(1)
     for (const request of structured) {
       expect(systemTexts(request.body).join("\n")).toContain("Memory extraction: one finished session")
       // The extractor has no tools but the structured-output one.
@@ -116,8 +130,10 @@ describe("phase 1 on a real OpenCode", () => {
 
   it("fails the malformed answer's job and schedules a retry", () => {
     const [gamma] = query<{ status: string; retry_remaining: number; retry_at: number; last_error: string }>(sandbox, `SELECT status, retry_remaining, retry_at, last_error FROM jobs WHERE job_key = '${finished.gamma}'`)
-    expect(gamma).toMatchObject({ status: "failed", retry_remaining: 2 })
-    expect(gamma!.retry_at).toBeGreaterThan(Date.now() + 7 * HOUR + 30 * 60_000)
+    expect(gamma).toMatchObject({ status: "failed", retry_remaining: JOBS.RETRIES - 1 })
+    // The failure happened during the pass, on the plugin's clock; the retry waits the backoff after it.
+    expect(gamma!.retry_at).toBeGreaterThanOrEqual(passWindow.from + STAGE_ONE.RETRY_DELAY_MS)
+    expect(gamma!.retry_at).toBeLessThanOrEqual(passWindow.to + STAGE_ONE.RETRY_DELAY_MS)
     expect(gamma!.last_error.length).toBeGreaterThan(0)
   })
 

@@ -1,7 +1,7 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { Memory } from "../../src/memory.js"
 import { ExternalContext } from "../../src/write/external-context.js"
 import { FakeHost } from "../fakes/host.js"
@@ -58,8 +58,10 @@ describe("external context", () => {
     const on = await setup({ disable_on_external_context: true })
     on.memory.onToolUse("ses_a", "webfetch")
     on.memory.onToolUse("ses_b", "read")
+    on.memory.onToolUse("ses_c", "my_docs_search")
+    await vi.waitFor(() => expect(on.memory.store()?.mode("ses_a")).toBe("polluted"))
+    await vi.waitFor(() => expect(on.memory.store()?.mode("ses_c")).toBe("polluted"))
     await settle()
-    expect(on.memory.store()?.mode("ses_a")).toBe("polluted")
     expect(on.memory.store()?.mode("ses_b")).toBe("enabled")
     const off = await setup({})
     off.memory.onToolUse("ses_a", "webfetch")
@@ -72,8 +74,10 @@ describe("external context", () => {
     const db = memory.store()!.db
     db.prepare("INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, generated_at, selected_for_phase2) VALUES ('ses_a', 1, 'r', 's', 1, 1)").run()
     memory.store()!.setMode("ses_d", "disabled")
+    expect(db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'memory_consolidate_global'").get()).toEqual({ n: 0 })
     memory.onToolUse("ses_a", "github_search")
     memory.onToolUse("ses_d", "webfetch")
+    await vi.waitFor(() => expect(memory.store()?.mode("ses_a")).toBe("polluted"))
     await settle()
     expect(db.prepare("SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'").get()).toMatchObject({ status: expect.any(String) })
     expect(memory.store()?.mode("ses_d")).toBe("disabled")
