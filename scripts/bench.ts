@@ -1,4 +1,5 @@
-// `npm run bench`: every benchmark of the project, each printed with its ratio and its target.
+// `npm run bench`: every benchmark of the project, each judged by its checks (a ratio against a
+// baseline measured in the same run, or an absolute value beside its target; see bench/measure.ts).
 import { benchClosedLoop } from "./bench/closed-loop.js"
 import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchPhase1 } from "./bench/phase1.js"

@@ -42,8 +42,7 @@ export async function benchOpencodeRun(): Promise<BenchResult> {
         `with the plugin     median ${withMs.toFixed(0)} ms  [${on.map((ms) => ms.toFixed(0)).join(", ")}]`,
         `without the plugin  median ${withoutMs.toFixed(0)} ms  [${off.map((ms) => ms.toFixed(0)).join(", ")}]`,
       ],
-      ratio: withMs / withoutMs,
-      target: { max: 1.05, label: "at most 1.05x" },
+      checks: [{ kind: "ratio", what: "median wall time with the plugin", ratio: withMs / withoutMs, baseline: "the same `opencode run` without the plugin", max: 1.05 }],
     }
   } finally {
     for (const sandbox of sandboxes) await sandbox.cleanup()

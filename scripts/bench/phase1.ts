@@ -1,6 +1,8 @@
-// One phase-1 pass (discovery, eligibility, claim) over 10,000 sessions from an in-memory host,
-// in the two states that matter: a fresh home where everything is eligible, and a steady state
-// where every session was already extracted and each must be found up to date.
+// One phase-1 pass (discovery, eligibility, claim) over 10,000 sessions, in the two states that
+// matter: a fresh home where everything is eligible, and a steady state where every session was
+// already extracted and each must be found up to date. Discovery runs on an in-memory host
+// (test/fakes/host.ts), so the figures leave out OpenCode's session listing over HTTP: they
+// measure the plugin's own work on the sessions once listed.
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -18,6 +20,7 @@ import { median, type BenchResult } from "./measure.js"
 const SESSIONS = 10_000
 const RUNS = 7
 const HOUR = 3_600_000
+const TARGET_MS = 250
 
 export async function benchPhase1(): Promise<BenchResult> {
   const templates = loadExtractionTemplates(fileURLToPath(new URL("../../../templates", import.meta.url)))
@@ -28,15 +31,16 @@ export async function benchPhase1(): Promise<BenchResult> {
     fresh.push(await timePass(templates, now, false))
     steady.push(await timePass(templates, now, true))
   }
-  const worst = Math.max(median(fresh), median(steady))
   return {
-    name: `phase 1: one discovery, eligibility and claim pass over ${SESSIONS.toLocaleString("en")} sessions`,
+    name: `phase 1: one discovery, eligibility and claim pass over ${SESSIONS.toLocaleString("en")} sessions (in-memory host)`,
     details: [
-      `fresh home (all eligible, 2 claimed and extracted)  median ${median(fresh).toFixed(1)} ms`,
-      `steady state (all already extracted, none claimed)  median ${median(steady).toFixed(1)} ms`,
+      "discovery lists the sessions from an in-memory host: no OpenCode server, no HTTP; the times are the plugin's own work",
+      `fresh home: all eligible, 2 claimed and extracted; steady state: all already extracted, none claimed (${RUNS} runs each)`,
     ],
-    ratio: worst / 250,
-    target: { max: 1, label: "median at most 250 ms" },
+    checks: [
+      { kind: "absolute", what: "median pass, fresh home", value: median(fresh), unit: "ms", max: TARGET_MS },
+      { kind: "absolute", what: "median pass, steady state", value: median(steady), unit: "ms", max: TARGET_MS },
+    ],
   }
 }
 
