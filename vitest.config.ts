@@ -10,7 +10,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**"],
+          // test/fixtures/ holds test files that tests run on purpose, in a child vitest (summary-reporter.test.ts).
+          exclude: ["test/e2e/**", "test/fixtures/**"],
           testTimeout: 30_000,
         },
       },
