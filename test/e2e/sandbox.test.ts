@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { workspaceStatus } from "../../src/write/git-baseline.js"
-import { FakeLlm, contentText, toolNames, type LoggedRequest } from "./support/fake-llm.js"
+import { FakeLlm, contentText, toolNames, type FakeToolCall, type LoggedRequest } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
 
@@ -35,6 +35,8 @@ describe("the consolidator's sandbox", () => {
   let web: http.Server
   let webHits = 0
   let consolidator: LoggedRequest[]
+  /** The consolidator's scripted attempts to reach outside the memory folder. */
+  let escapes: FakeToolCall[]
 
   beforeAll(async () => {
     llm = await FakeLlm.start()
@@ -62,14 +64,14 @@ describe("the consolidator's sandbox", () => {
     db.close()
 
     const url = `http://127.0.0.1:${(web.address() as AddressInfo).port}/exfiltrate`
-    llm.script(
-      { match: CONSOLIDATE, toolCalls: [{ name: "write", arguments: { filePath: path.join(outside, "escape.md"), content: "escaped" } }] },
-      { match: CONSOLIDATE, toolCalls: [{ name: "read", arguments: { filePath: path.join(outside, "secret.txt") } }] },
-      { match: CONSOLIDATE, toolCalls: [{ name: "bash", arguments: { command: `echo pwned > ${path.join(outside, "bash.txt")}`, description: "escape" } }] },
-      { match: CONSOLIDATE, toolCalls: [{ name: "webfetch", arguments: { url, format: "text" } }] },
-      { match: CONSOLIDATE, toolCalls: [{ name: "edit", arguments: { filePath: path.join(sandbox.projectDir, "notes.md"), oldString: "", newString: "edited" } }] },
-      { match: CONSOLIDATE, text: "I could not do anything." },
-    )
+    escapes = [
+      { name: "write", arguments: { filePath: path.join(outside, "escape.md"), content: "escaped" } },
+      { name: "read", arguments: { filePath: path.join(outside, "secret.txt") } },
+      { name: "bash", arguments: { command: `echo pwned > ${path.join(outside, "bash.txt")}`, description: "escape" } },
+      { name: "webfetch", arguments: { url, format: "text" } },
+      { name: "edit", arguments: { filePath: path.join(sandbox.projectDir, "notes.md"), oldString: "", newString: "edited" } },
+    ]
+    llm.script(...escapes.map((call) => ({ match: CONSOLIDATE, toolCalls: [call] })), { match: CONSOLIDATE, text: "I could not do anything." })
     server = await startServe(sandbox)
     const api = new ServerApi(server.url, sandbox.projectDir)
     const { id } = await api.createSession("trigger")
@@ -86,7 +88,8 @@ describe("the consolidator's sandbox", () => {
   })
 
   it("offers the consolidator no shell, web or task tools", () => {
-    expect(consolidator.length).toBeGreaterThanOrEqual(6)
+    // The first request, one after each escape attempt, and the final answer.
+    expect(consolidator.length).toBeGreaterThanOrEqual(escapes.length + 1)
     const offered = toolNames(consolidator[0]!.body)
     for (const tool of ["bash", "webfetch", "websearch", "task"]) expect(offered).not.toContain(tool)
   })
@@ -96,9 +99,10 @@ describe("the consolidator's sandbox", () => {
       const last = request.body.messages.at(-1)
       return last?.role === "tool" ? contentText(last.content) : ""
     })
-    // Five attempts, five refusals: by permission rule (outside the folder) or by absence (no such tool).
-    expect(results.slice(0, 5)).toHaveLength(5)
-    for (const result of results.slice(0, 5)) expect(result).toMatch(/prevents you from using this specific tool call|unavailable tool/)
+    // One refusal per attempt: by permission rule (outside the folder) or by absence (no such tool).
+    const refusals = results.slice(0, escapes.length)
+    expect(refusals).toHaveLength(escapes.length)
+    for (const result of refusals) expect(result).toMatch(/prevents you from using this specific tool call|unavailable tool/)
     expect(results.join("\n")).not.toContain("OUTSIDE-ORIGINAL")
     expect(results.join("\n")).not.toContain("fetched")
     expect(webHits).toBe(0)
