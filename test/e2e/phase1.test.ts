@@ -21,7 +21,7 @@ function userText(request: ChatRequest): string {
 
 /** The helper session a structured request belongs to: every request of one helper opens with the same prompt. */
 function firstUserText(request: ChatRequest): string {
-  const first = request.messages.find((m) => m.role === "user")
+  const first = (request.messages ?? []).find((m) => m.role === "user")
   return first ? contentText(first.content) : ""
 }
 
