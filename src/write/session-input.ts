@@ -5,7 +5,8 @@
 // conversation. From here on the write path sees only what this returns:
 //   - the title and the folder, with `<private>` spans cut, the text of every private span of the
 //     session removed where it is repeated, and secrets redacted (the transcript's own steps, in
-//     the transcript's order, with the same redactor);
+//     the transcript's order, with the same redactor); a title the host cut short loses the word
+//     the cut went through, since a secret cut in half is no longer recognisable;
 //   - the hooks that do the same to the transcript (renderTranscript), built from the same spans;
 //   - no metadata: nothing the write path does needs it, so none of it can reach a sink.
 import type { HostSession } from "../host.js"
@@ -46,11 +47,26 @@ export function sanitizeSession(session: HostSession, messages: readonly Transcr
     return result.text
   }
   return {
-    session: { id: session.id, title: clean(session.title), directory: clean(session.directory), updatedAt: session.updatedAt },
+    session: { id: session.id, title: clean(dropCutWord(session.title)), directory: clean(session.directory), updatedAt: session.updatedAt },
     transcript: { transformUserText: hidden.transformUserText, scrub: hidden.scrub },
     redactions: () => {
       const removed = hidden.removed()
       return removed ? addCounts({ ...counts }, { [PRIVATE_SPAN_CLASS]: removed }) : { ...counts }
     },
   }
+}
+
+/**
+ * OpenCode keeps the first 97 characters of a long title and appends "...": when the cut goes
+ * through a token, what is left of it no longer has the token's shape and the redactor cannot
+ * know it. So the word before a trailing ellipsis is dropped (at worst one word of a title that
+ * really ended in "..."). Scanned from the end: linear however long the title is.
+ */
+export function dropCutWord(title: string): string {
+  const ellipsis = title.endsWith("...") ? "..." : title.endsWith("\u2026") ? "\u2026" : ""
+  if (!ellipsis) return title
+  const body = title.slice(0, title.length - ellipsis.length)
+  let start = body.length
+  while (start > 0 && !/\s/.test(body[start - 1]!)) start--
+  return start === body.length ? title : `${body.slice(0, start)}${ellipsis}`
 }

@@ -17,7 +17,7 @@ import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { loadExtractionTemplates } from "../../src/write/extract.js"
 import { runExtraction } from "../../src/write/extraction-job.js"
-import { sanitizeSession } from "../../src/write/session-input.js"
+import { dropCutWord, sanitizeSession } from "../../src/write/session-input.js"
 import { renderTranscript } from "../../src/write/transcript.js"
 import { syncInputs } from "../../src/write/workspace.js"
 import { FakeHost } from "../fakes/host.js"
@@ -84,6 +84,22 @@ describe("sanitizeSession", () => {
     const transcript = renderTranscript(messages, { maxTokens: 10_000, ...input.transcript })
     expect(transcript.text).toBe("[user]\nUse [private] as the label\n\n[tool label_[private]]\nlabelled [private]")
     expect(input.redactions()).toEqual({ "private-span": 1 })
+  })
+
+  it("drops the word a host's cut went through, so no unrecognisable half of a token is left", () => {
+    // OpenCode's cut: the first 97 characters and "...".
+    const line = `Ship the release checklist for staging, canary and rollback; the CI runs with ${TOKEN} now`
+    const title = `${line.slice(0, 97)}...`
+    expect(title).toContain("ghp_0123")
+    const input = sanitizeSession(session({ title }), [userMessage(line)])
+    expect(input.session.title).toBe("Ship the release checklist for staging, canary and rollback; the CI runs with ...")
+  })
+
+  it("leaves titles that were not cut, or cut at a word's end, as they are", () => {
+    expect(dropCutWord("Fix flaky CI on main")).toBe("Fix flaky CI on main")
+    expect(dropCutWord("Fix flaky CI on ...")).toBe("Fix flaky CI on ...")
+    expect(dropCutWord("Fix flaky CI on ma\u2026")).toBe("Fix flaky CI on \u2026")
+    expect(dropCutWord("...")).toBe("...")
   })
 
   it("carries no metadata past the boundary", () => {
