@@ -1,6 +1,7 @@
 // The citation loop: strip <memory-citation> blocks from what is shown and stored, and turn them
 // into usage counts, once per assistant text part. Usage lives only in the database; nothing here
 // touches the memory folder, so a citation alone never gives phase 2 a reason to run.
+import { redactText } from "../redact/redact.js"
 import type { CitedRange, MemoryStore } from "../store/memory-store.js"
 import { extractCitations, hasCitation, type Citation } from "./citations.js"
 
@@ -62,7 +63,8 @@ export class CitationUsage {
     const store = this.deps.store()
     if (!store) return
     try {
-      const files: CitedRange[] = citation.entries.map((entry) => ({ path: entry.path, start: entry.start, end: entry.end }))
+      // The path is whatever the model wrote: redacted before it is stored, like any text from the host.
+      const files: CitedRange[] = citation.entries.map((entry) => ({ path: redactText(entry.path), start: entry.start, end: entry.end }))
       store.recordCitation(partId, sessionId, citation.sessionIds, files)
     } catch (error) {
       this.deps.onError(error)

@@ -1,17 +1,19 @@
 // One claimed session, start to finish: load its messages, render and budget the transcript,
 // ask a tool-less helper agent for the record, store the outcome, delete the helper session.
 // Every exit updates the job through its ownership token; an abort gives the job back.
-// `<private>` spans never reach the helper; what redaction replaced is recorded for the audit,
-// and failure messages (from the model or the host) are redacted before they are stored.
+// The session and its messages are sanitized once, as they arrive (session-input.ts): past that
+// point only the cleaned title, folder and transcript hooks are used, so neither `<private>` text
+// nor a secret from the host reaches the helper, the record or the memory folder. What was kept
+// out is recorded for the audit, and failure messages (from the model or the host) are redacted
+// before they are stored.
 import { STAGE_ONE } from "../constants.js"
 import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { Host, HostSession, ModelRef } from "../host.js"
-import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
-import { redactText } from "../redact/redact.js"
+import { addCounts, redactText } from "../redact/redact.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
 import { renderTranscript } from "./transcript.js"
-import { privateFilter } from "./transcript-private.js"
+import { sanitizeSession } from "./session-input.js"
 import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionTemplates } from "./extract.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
 import type { JobResult } from "./phase1-results.js"
@@ -63,30 +65,27 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
         ? finish(fail("the session's transcript came back empty"), "failed", "empty transcript")
         : finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     }
+    // The one place the host's session is read: everything below uses the sanitized copy.
+    const input = sanitizeSession(session, messages as never)
     const model = ctx.extractionModel()
     const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
-    const hidden = privateFilter(messages as never)
-    const transcript = renderTranscript(messages as never, {
-      maxTokens: transcriptBudget(contextLimit),
-      transformUserText: hidden.transformUserText,
-      scrub: hidden.scrub,
-    })
+    const transcript = renderTranscript(messages as never, { maxTokens: transcriptBudget(contextLimit), ...input.transcript })
     const prompt = renderExtractionPrompt(ctx.templates, {
       sessionId: id,
-      title: session.title,
-      cwd: session.directory,
+      title: input.session.title,
+      cwd: input.session.directory,
       updatedAt: claim.watermark,
       transcript: transcript.text,
     })
     const reply = await askHelper(ctx, id, { ...prompt, model }, signal)
-    // The transcript was sent: record what was kept out of it.
-    audit({ ...transcript.redactions, ...(hidden.removed() ? { [PRIVATE_SPAN_CLASS]: hidden.removed() } : {}) }, "transcript")
+    // The prompt was sent: record what was kept out of it.
+    audit(addCounts({ ...transcript.redactions }, input.redactions()), "transcript")
     if (reply.error) {
       // A quota or rate limit is not the session's fault: no retry spent, and the model rests an hour.
       if (reply.rateLimited) ctx.breaker.trip(breakerScope(model, "extraction"), reply.error)
       return finish(fail(`extraction model failed: ${reply.error}`, { spendRetry: !reply.rateLimited }), "failed", reply.error)
     }
-    const result = parseExtraction(ctx.templates, reply.structured, session.directory)
+    const result = parseExtraction(ctx.templates, reply.structured, input.session.directory)
     if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
     if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     audit(result.redactions, "answer")

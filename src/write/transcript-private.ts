@@ -1,6 +1,8 @@
 // `<private>` handling for one session's transcript. The spans are found in the user's text parts
-// first, so that the same text is also removed where the assistant or a tool repeats it later
-// (the model answering the user saw it, and may quote it). The messages themselves are only read.
+// first (and in any other text the caller names, such as the session's title), so that the same
+// text is also removed where the assistant or a tool repeats it later (the model answering the
+// user saw it, and may quote it) or where OpenCode's title agent copied it. The messages
+// themselves are only read.
 import { echoPieces, removeEchoes, stripPrivate } from "../redact/private.js"
 import type { TranscriptMessage } from "./transcript.js"
 
@@ -13,8 +15,8 @@ export interface PrivateFilter {
   removed: () => number
 }
 
-export function privateFilter(messages: readonly TranscriptMessage[]): PrivateFilter {
-  const spans: string[] = []
+export function privateFilter(messages: readonly TranscriptMessage[], alsoFrom: readonly string[] = []): PrivateFilter {
+  const spans: string[] = alsoFrom.flatMap((text) => stripPrivate(text).spans)
   for (const message of messages) {
     if (message?.info?.role !== "user" || !Array.isArray(message.parts)) continue
     for (const part of message.parts) {

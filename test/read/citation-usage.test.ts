@@ -18,7 +18,7 @@ function setup() {
   const errors: unknown[] = []
   const usage = new CitationUsage({ store: () => store, onError: (e) => errors.push(e) })
   const count = () => db.prepare("SELECT usage_count FROM stage1_outputs").get<{ usage_count: number }>()?.usage_count
-  return { usage, count, errors }
+  return { usage, count, errors, db }
 }
 
 describe("CitationUsage", () => {
@@ -46,6 +46,13 @@ describe("CitationUsage", () => {
     const { usage, count } = setup()
     usage.observePart({ id: "prt_2", type: "text", text: BLOCK, time: {} })
     expect(count()).toBe(0)
+  })
+
+  it("redacts a secret in a cited path before it is stored", () => {
+    const { usage, db } = setup()
+    const token = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
+    usage.completeText("ses_user", "prt_3", `Done.\n\n${BLOCK.replace("MEMORY.md:1-2", `notes/${token}.md:1-2`)}`)
+    expect(db.prepare("SELECT path FROM cited_files").all()).toEqual([{ path: "notes/[REDACTED:github-token].md" }])
   })
 
   it("still strips when the database is not open, and counts nothing", () => {

@@ -45,6 +45,9 @@ export interface FakeReply {
 /** Called for structured requests when no `structured` reply is queued; return undefined to fall through. */
 export type StructuredHandler = (request: ChatRequest) => Record<string, unknown> | undefined
 
+/** Called for title requests when no title reply is queued; return undefined for the default title. */
+export type TitleHandler = (request: ChatRequest) => string | undefined
+
 /** One chat-completions request as received, plus what the fake answered. */
 export interface LoggedRequest {
   kind: RequestKind
@@ -143,6 +146,7 @@ export class FakeLlm {
   private log: LoggedRequest[] = []
   private counter = 0
   private structuredHandler: StructuredHandler | undefined
+  private titleHandler: TitleHandler | undefined
   /** Slows every handler-made structured answer (per streamed chunk), to show work is in the background. */
   structuredDelayMs = 0
 
@@ -188,12 +192,18 @@ export class FakeLlm {
     this.structuredHandler = handler
   }
 
-  /** Forgets the request log, the queue, the structured handler and the reply counter. */
+  /** Sets (or clears) the answer for title requests that have no queued reply (e.g. an echo of the user's first line). */
+  setTitleHandler(handler: TitleHandler | undefined): void {
+    this.titleHandler = handler
+  }
+
+  /** Forgets the request log, the queue, the structured and title handlers and the reply counter. */
   reset(): void {
     this.queue = []
     this.log = []
     this.counter = 0
     this.structuredHandler = undefined
+    this.titleHandler = undefined
     this.structuredDelayMs = 0
   }
 
@@ -257,7 +267,7 @@ export class FakeLlm {
     }
     const last = lastMessage(body)
     if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }
-    if (kind === "title") return { text: "Fake title" }
+    if (kind === "title") return { text: this.titleHandler?.(body) ?? "Fake title" }
     this.counter += 1
     return { text: `FAKE-REPLY #${this.counter}` }
   }
