@@ -45,6 +45,9 @@ export interface FakeReply {
 /** Called for structured requests when no `structured` reply is queued; return undefined to fall through. */
 export type StructuredHandler = (request: ChatRequest) => Record<string, unknown> | undefined
 
+/** Called for agent requests no queued reply fits, so a scripted agent can act on what it was shown; undefined falls through. */
+export type AgentHandler = (request: ChatRequest) => FakeReply | undefined
+
 /** One chat-completions request as received, plus what the fake answered. */
 export interface LoggedRequest {
   kind: RequestKind
@@ -143,6 +146,7 @@ export class FakeLlm {
   private log: LoggedRequest[] = []
   private counter = 0
   private structuredHandler: StructuredHandler | undefined
+  private agentHandler: AgentHandler | undefined
   /** Slows every handler-made structured answer (per streamed chunk), to show work is in the background. */
   structuredDelayMs = 0
 
@@ -188,12 +192,18 @@ export class FakeLlm {
     this.structuredHandler = handler
   }
 
-  /** Forgets the request log, the queue, the structured handler and the reply counter. */
+  /** Sets (or clears) the answer for agent requests that no queued reply fits. */
+  setAgentHandler(handler: AgentHandler | undefined): void {
+    this.agentHandler = handler
+  }
+
+  /** Forgets the request log, the queue, the handlers and the reply counter. */
   reset(): void {
     this.queue = []
     this.log = []
     this.counter = 0
     this.structuredHandler = undefined
+    this.agentHandler = undefined
     this.structuredDelayMs = 0
   }
 
@@ -254,6 +264,10 @@ export class FakeLlm {
     if (kind === "structured" && this.structuredHandler && !hasCalledStructuredOutput(body)) {
       const args = this.structuredHandler(body)
       if (args) return { structured: args, ...(this.structuredDelayMs ? { delayMs: this.structuredDelayMs } : {}) }
+    }
+    if (kind === "agent" && this.agentHandler) {
+      const reply = this.agentHandler(body)
+      if (reply) return reply
     }
     const last = lastMessage(body)
     if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }
