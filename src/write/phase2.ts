@@ -94,7 +94,7 @@ export class Phase2 {
     return this.flight.run(() => this.consolidate()) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
   }
 
-  /** Aborts a running consolidator; its claim is given back (or its lease kept, see step 8). */
+  /** Aborts a running consolidator; its claim is given back (or its lease kept, see step 7). */
   async dispose(): Promise<void> {
     this.shutdown.abort(new Error("the plugin is shutting down"))
     await this.flight.settled()
