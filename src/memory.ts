@@ -257,14 +257,19 @@ export class Memory implements MemoryToolPorts {
     return this.memoryStore
   }
 
+  /** A note is a workspace input: the next consolidation folds it in, with no new session needed. */
   addNote(input: NewNote): WrittenNote {
     const written = addNote({ root: this.paths.memoryRoot, now: () => new Date(this.now()), redact }, input)
     this.backend.invalidate()
+    this.phase2.wake()
     return written
   }
 
+  /** The store queues phase 2 when the change moves a record in or out of the inputs. */
   setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode } {
-    return { previous: this.requireStore().setMode(sessionId, mode) }
+    const previous = this.requireStore().setMode(sessionId, mode)
+    if (previous !== mode && !this.disposed) this.phase2.trigger()
+    return { previous }
   }
 
   async reset(): Promise<ResetReport> {

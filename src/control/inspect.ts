@@ -97,7 +97,13 @@ function describePhase2(s: InspectSnapshot): string {
   if (job.status === "running" && (job.lease_until ?? 0) > s.now) return `running, lease until ${iso(job.lease_until)}`
   const parts = [`last state: ${job.status}`]
   if (job.finished_at) parts.push(`finished ${iso(job.finished_at)}`)
-  if (job.status === "done" && job.finished_at && job.finished_at + s.cooldownMs > s.now) parts.push(`cooldown until ${iso(job.finished_at + s.cooldownMs)}`)
+  // The cooldown counts from the last real consolidation; a check that found nothing only delays
+  // the next look that no queued change asks for.
+  const success = job.last_success_at ?? null
+  if (success && success + s.cooldownMs > s.now) parts.push(`cooldown until ${iso(success + s.cooldownMs)}`)
+  else if (job.status === "done" && job.finished_at && job.finished_at + s.cooldownMs > s.now) {
+    parts.push(`nothing to do; next look without new input at ${iso(job.finished_at + s.cooldownMs)}`)
+  }
   if (job.retry_at && job.retry_at > s.now) parts.push(`retry at ${iso(job.retry_at)}`)
   if (job.last_error) parts.push(`last error: ${redactText(job.last_error)}`)
   return parts.join(", ")

@@ -4,6 +4,7 @@ import { JOBS } from "../constants.js"
 import { immediate } from "./database.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
+import { queuePhase2 } from "./stage1-jobs.js"
 
 export type MemoryMode = "enabled" | "disabled" | "polluted"
 
@@ -61,15 +62,25 @@ export class MemoryStore {
     return new Set(rows.map((row) => row.session_id))
   }
 
+  /**
+   * Sets a session's mode and returns the one it had. A change for a session with a stored record
+   * moves that record into or out of the consolidation inputs, so phase 2 is queued in the same
+   * transaction (as pollution does): disabling a session is then forgotten at the next
+   * consolidation, even right after a check that found nothing to do.
+   */
   setMode(sessionId: string, mode: MemoryMode): MemoryMode {
     return immediate(this.db, () => {
       const previous = this.mode(sessionId)
+      const now = this.now()
       this.db
         .prepare(
           `INSERT INTO session_meta (session_id, memory_mode, updated_at) VALUES ($id, $mode, $now)
            ON CONFLICT (session_id) DO UPDATE SET memory_mode = excluded.memory_mode, updated_at = excluded.updated_at`,
         )
-        .run({ id: sessionId, mode, now: this.now() })
+        .run({ id: sessionId, mode, now })
+      // Disabled and polluted are both "out"; only crossing the line changes the inputs.
+      const moved = (previous === "enabled") !== (mode === "enabled")
+      if (moved && this.db.prepare("SELECT 1 AS yes FROM stage1_outputs WHERE session_id = $id").get({ id: sessionId })) queuePhase2(this.db, now)
       return previous
     })
   }

@@ -4,6 +4,13 @@
 // one IMMEDIATE transaction, and every change after it proves ownership with the claim's token,
 // so a consolidator whose lease was taken over can no longer write. A claim records its owner
 // process, and a lease whose owner is gone (lease-owner.ts) counts as expired.
+//
+// As in Codex, a claim needs nothing queued: whether there is work is decided afterwards, by
+// comparing the inputs the workspace would get with the git baseline. The queue (status
+// 'pending', input_watermark) says that something changed since the last look; a check that found
+// nothing to do leaves the row 'done' with finished_at = the check, and without a queued change
+// the next check waits as long as Codex's cooldown would after its no-op success (6 h), while a
+// queued change is looked at as soon as the last real consolidation's cooldown allows.
 import { randomUUID } from "node:crypto"
 import { JOBS, STAGE_TWO } from "../constants.js"
 import { immediate } from "./database.js"
@@ -13,8 +20,8 @@ import { cut, queuePhase2 } from "./stage1-jobs.js"
 
 export type Phase2ClaimOutcome =
   | { type: "claimed"; token: string; watermark: number }
-  /** Nothing queued: no row yet, or a finished row that nothing was enqueued onto since. */
-  | { type: "skipped_not_queued" }
+  /** A check found nothing to do less than 6 h ago, and nothing was queued since. */
+  | { type: "skipped_unchanged"; until: number }
   /** Another owner holds a live lease (unexpired, and its owner not known to be gone). */
   | { type: "skipped_running" }
   /** The last clean success is less than 6 h old. */
@@ -48,6 +55,7 @@ interface JobState {
   lease_until: number | null
   retry_at: number | null
   input_watermark: number | null
+  finished_at: number | null
   last_success_at: number | null
   owner_pid: number | null
   owner_boot: string | null
@@ -83,14 +91,23 @@ export class Phase2Jobs {
   /**
    * BEGIN IMMEDIATE. Claims the global job: status running, new token, lease now + 1 h, worker id
    * and owner. A running row whose owner process is gone is taken over as if its lease had expired.
+   * A missing row is created already claimed (Codex does the same): nothing has to be queued.
    */
   claim(workerId: string): Phase2ClaimOutcome {
     return immediate(this.db, () => {
       const now = this.now()
-      // Phase 2 runs only when something queued it, so a missing row is not created here (Codex
-      // creates and claims it).
+      const token = randomUUID()
+      const owner = { worker: workerId, token, now, lease: now + STAGE_TWO.JOB_LEASE_MS, pid: this.owners.self.pid, boot: this.owners.self.boot }
       const job = this.job()
-      if (job === undefined) return { type: "skipped_not_queued" }
+      if (job === undefined) {
+        this.db
+          .prepare(
+            `INSERT INTO jobs (kind, job_key, status, worker_id, ownership_token, started_at, lease_until, retry_remaining, input_watermark, owner_pid, owner_boot)
+             VALUES ($kind, $key, 'running', $worker, $token, $now, $lease, $retries, 0, $pid, $boot)`,
+          )
+          .run({ ...ROW, ...owner, retries: JOBS.RETRIES })
+        return { type: "claimed", token, watermark: 0 }
+      }
       const held = job.lease_until !== null && job.lease_until > now && !this.owners.isGone(job.owner_pid, job.owner_boot)
       if (job.status === "running" && held) return { type: "skipped_running" }
       if (job.retry_at !== null && job.retry_at > now) return { type: "skipped_retry_backoff", until: job.retry_at }
@@ -98,8 +115,10 @@ export class Phase2Jobs {
       // too, or every phase-1 success would start a consolidation.
       const cooledAt = job.last_success_at === null ? undefined : job.last_success_at + JOBS.PHASE2_COOLDOWN_MS
       if (cooledAt !== undefined && cooledAt > now) return { type: "skipped_cooldown", until: cooledAt }
-      if (job.status === "done") return { type: "skipped_not_queued" }
-      const token = randomUUID()
+      // 'done' means nothing was queued since the last success or check: look again only after 6 h
+      // (ageing out of the window, resources expiring and hand edits queue nothing).
+      const recheckAt = job.status === "done" && job.finished_at !== null ? job.finished_at + JOBS.PHASE2_COOLDOWN_MS : undefined
+      if (recheckAt !== undefined && recheckAt > now) return { type: "skipped_unchanged", until: recheckAt }
       // last_error stays visible until a success, as in phase 1.
       this.db
         .prepare(
@@ -107,9 +126,17 @@ export class Phase2Jobs {
              lease_until = $lease, retry_at = NULL, owner_pid = $pid, owner_boot = $boot
            WHERE kind = $kind AND job_key = $key`,
         )
-        .run({ ...ROW, worker: workerId, token, now, lease: now + STAGE_TWO.JOB_LEASE_MS, pid: this.owners.self.pid, boot: this.owners.self.boot })
+        .run({ ...ROW, ...owner })
       return { type: "claimed", token, watermark: Number(job.input_watermark ?? 0) }
     })
+  }
+
+  /**
+   * Something the workspace would show changed outside phase 1 (a note was added): queue a look,
+   * which a check that found nothing recently no longer holds back. The cooldown still applies.
+   */
+  enqueue(watermark: number = this.now()): void {
+    immediate(this.db, () => queuePhase2(this.db, watermark))
   }
 
   /** Extends the lease by 1 h if the token still owns the running job; false means ownership was lost. */
@@ -156,8 +183,8 @@ export class Phase2Jobs {
   }
 
   /**
-   * True when some output was ever consolidated or a clean success exists. Phase 2 uses it to do
-   * nothing, and start no cooldown, on an empty first run.
+   * True when some output was ever consolidated or a clean success exists. Phase 2 uses it to
+   * leave the folder alone, and start no cooldown, on an empty first run.
    */
   hasConsolidatedBefore(): boolean {
     const row = this.db
@@ -192,32 +219,32 @@ export class Phase2Jobs {
            WHERE kind = $kind AND job_key = $key`,
         )
         .run({ ...ROW, claimed: claimedWatermark, now, retries: JOBS.RETRIES, newest })
-      this.db
-        .prepare(
-          `UPDATE stage1_outputs SET selected_for_phase2 = 0, selected_for_phase2_source_updated_at = NULL
-           WHERE selected_for_phase2 <> 0 OR selected_for_phase2_source_updated_at IS NOT NULL`,
-        )
-        .run()
-      // An output is only ever replaced by a newer one, so ">=" finds the consumed snapshot or its successor.
-      const mark = this.db.prepare(
-        `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = $at
-         WHERE session_id = $id AND source_updated_at >= $at`,
-      )
-      for (const snapshot of consumed) mark.run({ id: snapshot.sessionId, at: snapshot.sourceUpdatedAt })
+      this.markSelection(consumed)
       return true
     })
   }
 
   /**
-   * Nothing to consolidate on a first run: the claim is given back as it was found (pending, or
-   * failed if it carries an error), and no cooldown starts, so the first real input is
-   * consolidated at once.
+   * The check found nothing to do: the workspace matched the baseline (or there was nothing to
+   * consolidate yet). Unlike Codex, which records a success here, the last success and its
+   * cooldown stay as they were, so the next real change waits for nothing this check did. The
+   * row becomes 'done' at now, which holds back unqueued checks for 6 h; input queued meanwhile
+   * leaves it pending. The consumed snapshots become the selection, as after a success; the
+   * error of an earlier failure stays visible. False, changing nothing, without ownership.
    */
-  releaseIdle(token: string): boolean {
-    return this.owned(
-      token,
-      "status = CASE WHEN last_error IS NULL THEN 'pending' ELSE 'failed' END, ownership_token = NULL, lease_until = NULL, retry_at = NULL",
-    )
+  finishUnchanged(token: string, claimedWatermark: number, consumed: ReadonlyArray<Phase2Snapshot>): boolean {
+    return immediate(this.db, () => {
+      if (!this.ownedBy(token)) return false
+      this.db
+        .prepare(
+          `UPDATE jobs SET status = CASE WHEN COALESCE(input_watermark, 0) > $claimed THEN 'pending' ELSE 'done' END,
+             finished_at = $now, ownership_token = NULL, lease_until = NULL, retry_at = NULL
+           WHERE kind = $kind AND job_key = $key`,
+        )
+        .run({ ...ROW, claimed: claimedWatermark, now: this.now() })
+      this.markSelection(consumed)
+      return true
+    })
   }
 
   /**
@@ -299,13 +326,29 @@ export class Phase2Jobs {
       .run({ cutoff: this.cutoff(maxUnusedDays), limit }).changes
   }
 
+  /** The consumed snapshots, and only they, become the selection; called inside a transaction. */
+  private markSelection(consumed: ReadonlyArray<Phase2Snapshot>): void {
+    this.db
+      .prepare(
+        `UPDATE stage1_outputs SET selected_for_phase2 = 0, selected_for_phase2_source_updated_at = NULL
+         WHERE selected_for_phase2 <> 0 OR selected_for_phase2_source_updated_at IS NOT NULL`,
+      )
+      .run()
+    // An output is only ever replaced by a newer one, so ">=" finds the consumed snapshot or its successor.
+    const mark = this.db.prepare(
+      `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = $at
+       WHERE session_id = $id AND source_updated_at >= $at`,
+    )
+    for (const snapshot of consumed) mark.run({ id: snapshot.sessionId, at: snapshot.sourceUpdatedAt })
+  }
+
   private cutoff(maxUnusedDays: number): number {
     return this.now() - Math.max(0, maxUnusedDays) * DAY_MS
   }
 
   private job(): JobState | undefined {
     return this.db
-      .prepare("SELECT status, lease_until, retry_at, input_watermark, last_success_at, owner_pid, owner_boot FROM jobs WHERE kind = $kind AND job_key = $key")
+      .prepare("SELECT status, lease_until, retry_at, input_watermark, finished_at, last_success_at, owner_pid, owner_boot FROM jobs WHERE kind = $kind AND job_key = $key")
       .get<JobState>(ROW)
   }
 

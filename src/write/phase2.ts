@@ -1,14 +1,19 @@
 // Phase 2: one global consolidation at a time, across every OpenCode process. A run is linear:
-//   1. claim the global job (skips: running elsewhere, 6 h after a clean success, retry backoff)
-//   2. prepare the workspace (folder, seeded extension, usable git baseline)
-//   3. select inputs (enabled, non-blank, used or updated within max_unused_days, top N)
-//   4. nothing selected and nothing consolidated before: release, start no cooldown
-//   5. sync inputs into the folder (raw_memories.md, rollout_summaries/) and prune old resources
-//   6. diff against the baseline; no change and valid artifacts: success, no model call
-//   7. write phase2_workspace_diff.md and run the memorize agent in the folder (lease heartbeat)
-//   8. delete the helper session; if that cannot be confirmed, keep the lease and stop
-//   9. validate MEMORY.md and the summary's `v1`; invalid: fail, keep the baseline (and the diff)
-//  10. reset the baseline to one commit, mark the consumed inputs, invalidate the read path
+//   1. claim the global job (skips: running elsewhere, retry backoff, 6 h after a clean success,
+//      6 h after a check that found nothing unless something was queued since); as in Codex,
+//      nothing needs to be queued: whether there is work is decided by steps 3-5
+//   2. select inputs (enabled, non-blank, used or updated within max_unused_days, top N)
+//   3. nothing selected, no note, nothing consolidated before: finish, folder untouched
+//   4. prepare the workspace (folder, seeded extension, usable git baseline), sync inputs into it
+//      (raw_memories.md, rollout_summaries/) and prune old resources
+//   5. diff against the baseline; no change and valid artifacts: finish with no model call and
+//      no cooldown, so the next real change is not held back by this check
+//   6. write phase2_workspace_diff.md and run the memorize agent in the folder (lease heartbeat)
+//   7. delete the helper session; if that cannot be confirmed, keep the lease and stop
+//   8. validate MEMORY.md and the summary's `v1`; invalid: fail, keep the baseline (and the diff)
+//   9. reset the baseline to one commit and mark the job done with the consumed inputs; only if
+//      that mark still owned the job: report success and invalidate the read path
+// It is started after a phase-1 pass, a deletion, a pollution, a note and a mode change.
 import { STAGE_TWO } from "../constants.js"
 import { SingleFlight } from "../util/single-flight.js"
 import { redactText } from "../redact/redact.js"
@@ -19,7 +24,7 @@ import type { Phase2Jobs } from "../store/phase2-jobs.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { CONSOLIDATION_REQUEST, renderConsolidationPrompt, type ConsolidationTemplates } from "./consolidate-prompt.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
-import { prepareWorkspace, syncInputs, validateArtifacts } from "./workspace.js"
+import { hasExtensionInputs, prepareWorkspace, syncInputs, validateArtifacts } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "./variants.js"
 
@@ -51,6 +56,8 @@ export type Phase2Outcome =
   | { type: "succeeded"; changes: number }
   | { type: "failed"; reason: string }
   | { type: "released" }
+  /** Another process took the job over before this run could record its result. */
+  | { type: "lost_ownership"; reason: string }
 
 export class Phase2 {
   private readonly shutdown = new AbortController()
@@ -63,11 +70,31 @@ export class Phase2 {
     void this.run().catch((error) => this.deps.diagnostics.error("phase2", error))
   }
 
+  /** Resolves once the run in flight, if any, is over. */
+  settled(): Promise<void> {
+    return this.flight.settled()
+  }
+
+  /**
+   * The workspace's inputs changed outside phase 1 (a note was added): queue a look, so that a
+   * recent check that found nothing does not hold it back, then run if the cooldown allows.
+   * Never throws: the caller is a tool the user is waiting on.
+   */
+  wake(): void {
+    if (!this.deps.options.generate_memories || this.shutdown.signal.aborted) return
+    try {
+      this.deps.jobs()?.enqueue(this.deps.now())
+    } catch (error) {
+      this.deps.diagnostics.error("phase2", error)
+    }
+    this.trigger()
+  }
+
   run(): Promise<Phase2Outcome> {
     return this.flight.run(() => this.consolidate()) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
   }
 
-  /** Aborts a running consolidator; its claim is given back (or its lease kept, see step 8). */
+  /** Aborts a running consolidator; its claim is given back (or its lease kept, see step 7). */
   async dispose(): Promise<void> {
     this.shutdown.abort(new Error("the plugin is shutting down"))
     await this.flight.settled()
@@ -95,27 +122,27 @@ export class Phase2 {
     }
 
     try {
-      // 2-5. workspace and inputs. The git library is loaded here, not with the plugin.
+      // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown.
+      const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days)
+      const consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
+      if (inputs.length === 0 && !jobs.hasConsolidatedBefore() && !hasExtensionInputs(memoryRoot)) {
+        return jobs.finishUnchanged(token, claim.watermark, []) ? { type: "nothing_to_do" } : this.lostOwnership("recording that there was nothing to do")
+      }
+
+      // 4. workspace and inputs. The git library is loaded here, not with the plugin.
       const { resetBaseline, workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
       await prepareWorkspace(memoryRoot, { templatesDir: this.deps.templatesDir, now })
-      const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days)
-      if (inputs.length === 0 && !jobs.hasConsolidatedBefore()) {
-        jobs.releaseIdle(token)
-        return { type: "nothing_to_do" }
-      }
       await syncInputs(memoryRoot, inputs, { now })
-      const consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
 
-      // 6. diff
+      // 5. diff: the inputs match the baseline, so there is nothing for a model to do.
       const changes = await workspaceStatus(memoryRoot)
       const artifacts = validateArtifacts(memoryRoot)
       if (changes.length === 0 && artifacts.valid) {
-        jobs.succeed(token, claim.watermark, consumed)
-        return { type: "succeeded_no_changes" }
+        return jobs.finishUnchanged(token, claim.watermark, consumed) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
       }
       await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
 
-      // 7-8. the consolidator
+      // 6-7. the consolidator
       const agent = await this.runAgent(jobs, token, !artifacts.valid, model)
       if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
       if (agent.type === "aborted") {
@@ -124,12 +151,12 @@ export class Phase2 {
       }
       if (agent.type === "failed") return fail(agent.reason, agent.rateLimited)
 
-      // 9-10. validate and commit
+      // 8-9. validate and commit; success is reported only once the job is marked done.
       const valid = validateArtifacts(memoryRoot)
       if (!valid.valid) return fail(`invalid artifacts: ${valid.reason}`)
-      if (!jobs.heartbeat(token)) return { type: "failed", reason: "lost the consolidation lease before committing" }
+      if (!jobs.heartbeat(token)) return this.lostOwnership("committing the consolidation")
       await resetBaseline(memoryRoot, now)
-      jobs.succeed(token, claim.watermark, consumed)
+      if (!jobs.succeed(token, claim.watermark, consumed)) return this.lostOwnership("marking the consolidation done")
       this.deps.onConsolidated()
       diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)`)
       return { type: "succeeded", changes: changes.length }
@@ -140,6 +167,13 @@ export class Phase2 {
       }
       return fail(errorMessage(error))
     }
+  }
+
+  /** The job was taken over (its lease expired, or its owner looked gone): nothing is recorded here. */
+  private lostOwnership(step: string): Phase2Outcome {
+    const reason = `lost the consolidation job to another process before ${step}; that process's run counts`
+    this.deps.diagnostics.report("warn", "phase2", reason)
+    return { type: "lost_ownership", reason }
   }
 
   private async runAgent(

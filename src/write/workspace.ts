@@ -102,6 +102,25 @@ export function validateArtifacts(root: string): { valid: true } | { valid: fals
   return { valid: true }
 }
 
+/**
+ * True when some extension holds input beyond its instructions.md (a note, a resource): then the
+ * workspace has something to consolidate even with no session selected. Read-only; dot-entries
+ * and symlinks are passed over, as the workspace scan does.
+ */
+export function hasExtensionInputs(root: string): boolean {
+  const extensions = path.join(root, EXTENSIONS_DIR)
+  if (!isPlainDirectory(root) || !isPlainDirectory(extensions)) return false
+  const holdsFile = (folder: string, top: boolean): boolean =>
+    fs.readdirSync(folder, { withFileTypes: true }).some((entry) => {
+      if (entry.name.startsWith(".")) return false
+      if (entry.isDirectory()) return holdsFile(path.join(folder, entry.name), false)
+      return entry.isFile() && !(top && entry.name === "instructions.md")
+    })
+  return fs
+    .readdirSync(extensions, { withFileTypes: true })
+    .some((extension) => extension.isDirectory() && !extension.name.startsWith(".") && holdsFile(path.join(extensions, extension.name), true))
+}
+
 /** Create-new only: an instructions.md the user edited (or replaced) is theirs. */
 function seedAdHocInstructions(root: string, templatesDir: string): void {
   const text = fs.readFileSync(path.join(templatesDir, AD_HOC_INSTRUCTIONS), "utf8")

@@ -23,7 +23,7 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
       citedParts: 7,
       citedFiles: 3,
     },
-    phase2: { kind: "memory_consolidate_global", job_key: "global", status: "done", lease_until: null, retry_at: null, retry_remaining: 3, last_error: null, started_at: NOW - 3_600_000, finished_at: NOW - 3_000_000 },
+    phase2: { kind: "memory_consolidate_global", job_key: "global", status: "done", lease_until: null, retry_at: null, retry_remaining: 3, last_error: null, started_at: NOW - 3_600_000, finished_at: NOW - 3_000_000, last_success_at: NOW - 3_000_000 },
     jobErrors: [{ kind: "memory_stage1", job_key: "ses_bad", status: "failed", lease_until: null, retry_at: NOW + 1, retry_remaining: 2, last_error: "invalid JSON from the extractor", started_at: NOW - 10, finished_at: NOW - 5 }],
     summary: { bytes: 12_345, estimatedTokens: 3_087, injected: true, capped: true },
     options: { ...DEFAULT_OPTIONS, max_unused_days: 365 },
@@ -38,6 +38,15 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
 describe("renderInspect", () => {
   it("renders a full report byte for byte", () => {
     expectGolden("inspect.txt", renderInspect(snapshot()))
+  })
+
+  it("tells a check that found nothing apart from the cooldown, which only a consolidation starts", () => {
+    const job = snapshot().phase2!
+    const checked = renderInspect(snapshot({ phase2: { ...job, status: "done", finished_at: NOW - 60_000, last_success_at: NOW - 7 * 3_600_000 } }))
+    expect(checked).toContain("nothing to do; next look without new input at 2026-")
+    expect(checked).not.toContain("cooldown until")
+    const pending = renderInspect(snapshot({ phase2: { ...job, status: "pending", finished_at: NOW - 60_000, last_success_at: NOW - 3_600_000 } }))
+    expect(pending).toContain(`cooldown until ${new Date(NOW + 5 * 3_600_000).toISOString()}`)
   })
 
   it("says plainly when nothing exists yet", () => {

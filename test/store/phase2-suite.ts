@@ -164,21 +164,90 @@ const ids = (inputs: Array<{ sessionId: string }>) => inputs.map((input) => inpu
 
 export const phase2Cases: Phase2Case[] = [
   {
-    name: "phase 2 is not claimed before anything queued it, nor after a success with nothing queued since",
-    run: scenario(({ clock, connect, enqueue }) => {
+    name: "phase 2 is claimed with nothing queued: a missing row is created already claimed, as in Codex",
+    run: scenario(({ clock, connect }) => {
       const jobs = connect()
-      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_not_queued" })
-      // The claim creates no row: only phase 1, forgetting or a reset do.
-      assert.equal(phase2Job(jobs), undefined)
-
-      enqueue(jobs, 500)
       const claim = claimed(jobs.claim("worker-a"))
+      assert.equal(claim.watermark, 0)
+      assertFields(phase2Job(jobs), {
+        status: "running",
+        worker_id: "worker-a",
+        ownership_token: claim.token,
+        started_at: START,
+        lease_until: START + STAGE_TWO.JOB_LEASE_MS,
+        retry_remaining: JOBS.RETRIES,
+        input_watermark: 0,
+        owner_pid: process.pid,
+        last_success_at: null,
+      })
+      assert.deepEqual(connect().claim("worker-b"), { type: "skipped_running" })
+      // After a success and its cooldown, a finished row is claimable with nothing queued since.
       assert.equal(jobs.succeed(claim.token, claim.watermark, []), true)
       clock.now += COOLDOWN
-      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_not_queued" })
       assert.equal(phase2Job(jobs)?.status, "done")
-      enqueue(jobs, 600)
-      assert.equal(claimed(jobs.claim("worker-a")).watermark, 600)
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a check that found nothing starts no cooldown: it holds back unqueued checks for 6 hours, and queued input not at all",
+    run: scenario(({ clock, connect, enqueue, store }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: START - HOUR })
+      const first = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.succeed(first.token, first.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
+      const succeededAt = clock.now
+
+      clock.now = succeededAt + COOLDOWN
+      const check = claimed(jobs.claim("worker-a"))
+      clock.now += 1_000
+      const checkedAt = clock.now
+      assert.equal(jobs.finishUnchanged(check.token, check.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
+      assertFields(phase2Job(jobs), {
+        status: "done",
+        ownership_token: null,
+        lease_until: null,
+        finished_at: checkedAt,
+        // The last success, and so the cooldown, is the real consolidation's.
+        last_success_at: succeededAt,
+      })
+      assert.deepEqual(selection(jobs), { ses_a: [1, START - HOUR, START - HOUR] })
+      assert.equal(jobs.finishUnchanged(check.token, check.watermark, []), false)
+
+      // Nothing queued: the next look waits 6 h from the check.
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_unchanged", until: checkedAt + COOLDOWN })
+      // A note (or any queued change) is looked at right away.
+      jobs.enqueue(clock.now)
+      const noted = claimed(jobs.claim("worker-a"))
+      assert.equal(noted.watermark, clock.now)
+      assert.equal(jobs.finishUnchanged(noted.token, noted.watermark, []), true)
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_unchanged", until: clock.now + COOLDOWN })
+      // So is a mode change that moves a record out of the inputs.
+      assert.equal(store(jobs).setMode("ses_a", "disabled"), "enabled")
+      const disabled = claimed(jobs.claim("worker-a"))
+      // Input queued while a check runs leaves the job pending.
+      enqueue(jobs, clock.now + 5)
+      assert.equal(jobs.finishUnchanged(disabled.token, disabled.watermark, []), true)
+      assert.equal(phase2Job(jobs)?.status, "pending")
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a mode change queues phase 2 only when it moves a stored record into or out of the inputs",
+    run: scenario(({ connect, store }) => {
+      const jobs = connect()
+      const memory = store(jobs)
+      memory.setMode("ses_none", "disabled")
+      assert.equal(phase2Job(jobs), undefined, "a session without a record changes no input")
+      seedOutput(jobs, "ses_a", { at: START - HOUR })
+      memory.setMode("ses_a", "enabled")
+      assert.equal(phase2Job(jobs), undefined, "enabled to enabled changes nothing")
+      memory.setMode("ses_a", "polluted")
+      assertFields(phase2Job(jobs), { status: "pending", input_watermark: START })
+      jobs.db.prepare("UPDATE jobs SET status = 'done'").run()
+      memory.setMode("ses_a", "disabled")
+      assert.equal(phase2Job(jobs)?.status, "done", "polluted to disabled keeps it out either way")
+      memory.setMode("ses_a", "enabled")
+      assertFields(phase2Job(jobs), { status: "pending", input_watermark: START + 1 })
     }),
   },
   {
@@ -227,7 +296,7 @@ export const phase2Cases: Phase2Case[] = [
 
       assert.equal(old.heartbeat(stale.token), false)
       assert.equal(old.succeed(stale.token, stale.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), false)
-      assert.equal(old.releaseIdle(stale.token), false)
+      assert.equal(old.finishUnchanged(stale.token, stale.watermark, []), false)
       assert.equal(old.fail(stale.token, "late failure"), false)
       assert.equal(old.release(stale.token), false)
       assert.equal(old.failKeepingLease(stale.token, "late helper"), false)
@@ -564,35 +633,37 @@ export const phase2Cases: Phase2Case[] = [
     }),
   },
   {
-    name: "an empty first run gives the claim back as it was and starts no cooldown",
+    name: "an empty first run finishes without a cooldown, and the first real input is consolidated at once",
     run: scenario(({ clock, connect, enqueue }) => {
       const jobs = connect()
       enqueue(jobs, 500)
       const claim = claimed(jobs.claim("worker-a"))
       assert.deepEqual(jobs.selectInputs(10, 30), [])
       assert.equal(jobs.hasConsolidatedBefore(), false)
-      assert.equal(jobs.releaseIdle(claim.token), true)
+      assert.equal(jobs.finishUnchanged(claim.token, claim.watermark, []), true)
       assertFields(phase2Job(jobs), {
-        status: "pending",
+        status: "done",
         ownership_token: null,
         lease_until: null,
         retry_at: null,
         retry_remaining: JOBS.RETRIES,
-        finished_at: null,
+        finished_at: START,
         last_success_at: null,
         input_watermark: 500,
       })
-      assert.equal(jobs.releaseIdle(claim.token), false)
       assert.equal(jobs.hasConsolidatedBefore(), false)
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_unchanged", until: START + COOLDOWN })
 
-      // A job that had failed reads as failed again, its error kept, and is claimable at once.
+      // Phase 1 stores a record: no cooldown to wait for.
+      clock.now += 1_000
+      enqueue(jobs, 600)
       const again = claimed(jobs.claim("worker-a"))
       jobs.fail(again.token, "agent failed")
       clock.now += STAGE_TWO.RETRY_DELAY_MS
+      // After a failure the check's finish keeps the error visible.
       const retry = claimed(jobs.claim("worker-a"))
-      assert.equal(jobs.releaseIdle(retry.token), true)
-      assertFields(phase2Job(jobs), { status: "failed", last_error: "agent failed", retry_at: null, last_success_at: null })
-      claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.finishUnchanged(retry.token, retry.watermark, []), true)
+      assertFields(phase2Job(jobs), { status: "done", last_error: "agent failed", retry_at: null, last_success_at: null })
     }),
   },
   {

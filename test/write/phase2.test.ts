@@ -14,6 +14,10 @@ import { loadConsolidationTemplates } from "../../src/write/consolidate-prompt.j
 import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { Phase2 } from "../../src/write/phase2.js"
 import { FakeHost } from "../fakes/host.js"
+import { addNote } from "../../src/backend/notes.js"
+import { redact } from "../../src/redact/redact.js"
+import { MemoryStore } from "../../src/store/memory-store.js"
+import { markPolluted } from "../../src/store/pollution.js"
 
 const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
 const templates = loadConsolidationTemplates(templatesDir)
@@ -27,15 +31,14 @@ let consolidated: number
 const disposers: Array<() => Promise<void>> = []
 
 let breaker: RateLimitBreaker
+let diagnostics: Diagnostics
 let model: { providerID: string; modelID: string } | undefined
 
-function phase2() {
-  const jobs = new Phase2Jobs(db, () => clock)
+function phase2(jobs: Phase2Jobs = new Phase2Jobs(db, () => clock)) {
   const p = new Phase2({
     host,
     options: parseOptions({}).options,
     now: () => clock,
-    diagnostics: new Diagnostics(host, () => clock),
     templates,
     templatesDir,
     memoryRoot: root,
@@ -43,6 +46,7 @@ function phase2() {
     helperSessions: new Set(),
     consolidationModel: () => model,
     onConsolidated: () => consolidated++,
+    diagnostics,
     breaker,
     workerId: "test",
   })
@@ -57,14 +61,23 @@ function seedOutput(sessionId: string, summary = "A session about deploys.") {
   new Stage1Jobs(db, () => clock).enqueuePhase2(clock - HOUR)
 }
 
+/** The workspace diff each consolidator was given, in order. */
+let diffs: string[] = []
+
 /** A consolidator that writes valid artifacts through the file system, as the agent's tools would. */
 function writingConsolidator(summary = "v1\n## What's in memory\n- deploys\n") {
   host.responder = (_id, prompt) => {
-    fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), "# Task group: deploys\n- make ship\n")
+    diffs.push(fs.readFileSync(path.join(prompt.directory, "phase2_workspace_diff.md"), "utf8"))
+    fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), `# Task group: deploys\n- make ship\n- run ${diffs.length}\n`)
     fs.writeFileSync(path.join(prompt.directory, "memory_summary.md"), summary)
     return { text: "done" }
   }
 }
+
+/** The status lines of a workspace diff ("A path", "D path"). */
+const statusOf = (diff: string) => diff.split("\n").filter((line) => /^- [AMD] /.test(line)).map((line) => line.slice(2))
+
+const note = (title: string, text: string) => addNote({ root, now: () => new Date(clock), redact }, { title, note: text })
 
 const row = () => db.prepare("SELECT status, last_error, last_success_at, lease_until FROM jobs WHERE kind = 'memory_consolidate_global'").get<Record<string, unknown>>()
 
@@ -75,7 +88,9 @@ beforeEach(() => {
   db = openDatabase(path.join(dir, "memory.db")).db
   host = new FakeHost(() => clock)
   consolidated = 0
+  diffs = []
   breaker = new RateLimitBreaker(() => clock)
+  diagnostics = new Diagnostics(host, () => clock)
   model = undefined
 })
 afterEach(async () => {
@@ -109,10 +124,10 @@ describe("phase 2", () => {
     expect(host.prompts).toHaveLength(1)
   })
 
-  it("does nothing and starts no cooldown when there is nothing to consolidate yet", async () => {
-    new Stage1Jobs(db, () => clock).enqueuePhase2(1)
+  it("does nothing, leaves the folder alone and starts no cooldown when there is nothing to consolidate yet", async () => {
     expect(await phase2().run()).toEqual({ type: "nothing_to_do" })
     expect(host.prompts).toHaveLength(0)
+    expect(fs.existsSync(root)).toBe(false)
     expect(row()?.last_success_at).toBeNull()
     // The first real memory is consolidated at once, not 6 h later.
     seedOutput("ses_a")
@@ -143,6 +158,8 @@ describe("phase 2", () => {
   it("runs one consolidation at a time across instances", async () => {
     seedOutput("ses_a")
     let release: () => void = () => undefined
+    let prompted: () => void = () => undefined
+    const consolidating = new Promise<void>((resolve) => (prompted = resolve))
     host.responder = (_id, prompt) =>
       new Promise((resolve) => {
         release = () => {
@@ -150,9 +167,11 @@ describe("phase 2", () => {
           fs.writeFileSync(path.join(prompt.directory, "memory_summary.md"), "v1\n")
           resolve({ text: "done" })
         }
+        prompted()
       })
     const first = phase2().run()
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // Wait for the consolidator itself rather than for a time, which a busy machine can outlast.
+    await consolidating
     expect(await phase2().run()).toEqual({ type: "skipped", reason: "skipped_running" })
     release()
     expect((await first).type).toBe("succeeded")
@@ -182,13 +201,147 @@ describe("phase 2", () => {
 
   it("gives the claim back when disposed mid-run", async () => {
     seedOutput("ses_a")
-    host.responder = (_id, _prompt, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)))
+    let prompted: () => void = () => undefined
+    const consolidating = new Promise<void>((resolve) => (prompted = resolve))
+    host.responder = (_id, _prompt, signal) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason))
+        prompted()
+      })
     const p = phase2()
     const run = p.run()
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await consolidating
     await p.dispose()
     expect(await run).toEqual({ type: "released" })
     expect(row()).toMatchObject({ status: "pending", lease_until: null })
     expect(host.aborted).toHaveLength(1)
+  })
+})
+
+describe("phase 2 wakes for every change the workspace would show", () => {
+  /** A first consolidation of `ses_a` (and any other seeded output), then `hours` later. */
+  async function consolidatedThenLater(hours: number) {
+    writingConsolidator()
+    expect((await phase2().run()).type).toBe("succeeded")
+    const succeededAt = clock
+    clock += hours * HOUR
+    return succeededAt
+  }
+
+  it("a note alone, with no session, is consolidated once the cooldown allows", async () => {
+    seedOutput("ses_a")
+    await consolidatedThenLater(1)
+    const written = note("Deploy day", "Never deploy acme-api on Fridays.")
+    const p = phase2()
+    p.wake()
+    await p.settled()
+    // Within 6 h of the last consolidation the note waits, as any input does in Codex.
+    expect(row()).toMatchObject({ status: "pending" })
+    expect(host.prompts).toHaveLength(1)
+    clock += 5 * HOUR
+    expect(await phase2().run()).toMatchObject({ type: "succeeded" })
+    expect(statusOf(diffs[1]!)).toEqual([`A ${written.path}`])
+    expect(consolidated).toBe(2)
+  })
+
+  it("a note on a fresh install is consolidated with nothing else selected", async () => {
+    note("Editor", "The user prefers tabs.")
+    writingConsolidator()
+    const p = phase2()
+    p.wake()
+    await p.settled()
+    expect(host.prompts).toHaveLength(1)
+    expect(host.prompts[0]!.prompt.system).toContain("every extension's files (notes included)")
+    expect(row()).toMatchObject({ status: "done" })
+  })
+
+  it("a disabled session's record leaving the selection is forgotten at the next consolidation, even right after a check that found nothing", async () => {
+    seedOutput("ses_a")
+    seedOutput("ses_b", "A session about builds.")
+    await consolidatedThenLater(7)
+    expect(await phase2().run()).toEqual({ type: "succeeded_no_changes" })
+    const summaries = fs.readdirSync(path.join(root, "rollout_summaries"))
+    new MemoryStore(db, () => clock).setMode("ses_a", "disabled")
+    expect(await phase2().run()).toMatchObject({ type: "succeeded" })
+    const gone = summaries.filter((name) => !fs.readdirSync(path.join(root, "rollout_summaries")).includes(name))
+    expect(gone).toHaveLength(1)
+    expect(statusOf(diffs[1]!)).toEqual(["M raw_memories.md", `D rollout_summaries/${gone[0]}`])
+    expect(diffs[1]).toContain("-session_id: ses_a")
+  })
+
+  it("a polluted session's record leaving the selection is forgotten at the next consolidation", async () => {
+    seedOutput("ses_a")
+    seedOutput("ses_b", "A session about builds.")
+    await consolidatedThenLater(7)
+    expect(await phase2().run()).toEqual({ type: "succeeded_no_changes" })
+    expect(markPolluted(db, "ses_a", clock)).toEqual({ changed: true, queued: true })
+    expect(await phase2().run()).toMatchObject({ type: "succeeded" })
+    expect(statusOf(diffs[1]!)).toContainEqual(expect.stringMatching(/^D rollout_summaries\//))
+    expect(diffs[1]).toContain("-session_id: ses_a")
+  })
+
+  it("a record ageing out of the selection window is forgotten with nothing queued, once the last check is 6 h old", async () => {
+    // 29 days old: selected now, out of the 30-day window a day later.
+    db.prepare(
+      "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at) VALUES ('ses_old', $t, '- old fact', 'old', 'old', '/p', $t)",
+    ).run({ t: clock - 29 * 24 * HOUR })
+    seedOutput("ses_a")
+    await consolidatedThenLater(7)
+    expect(await phase2().run()).toEqual({ type: "succeeded_no_changes" })
+    clock += 3 * HOUR
+    // Nothing was queued and the check is recent: no look at the folder at all.
+    expect(await phase2().run()).toEqual({ type: "skipped", reason: "skipped_unchanged" })
+    clock += 20 * HOUR
+    expect(row()).toMatchObject({ status: "done" })
+    expect(await phase2().run()).toMatchObject({ type: "succeeded" })
+    expect(diffs[1]).toContain("-session_id: ses_old")
+    expect(statusOf(diffs[1]!)).toContainEqual(expect.stringMatching(/^D rollout_summaries\//))
+  })
+
+  it("nothing changed: no model call, no cooldown, and the next real change is consolidated at once", async () => {
+    seedOutput("ses_a")
+    const succeededAt = await consolidatedThenLater(7)
+    const checks = phase2()
+    expect(await checks.run()).toEqual({ type: "succeeded_no_changes" })
+    expect(host.prompts).toHaveLength(1)
+    expect(row()).toMatchObject({ status: "done", last_success_at: succeededAt })
+    expect(consolidated).toBe(1)
+    // A repeated trigger does not hash the folder again while nothing is queued.
+    fs.writeFileSync(path.join(root, "MEMORY.md"), "edited by hand, seen at the next unqueued look\n")
+    expect(await checks.run()).toEqual({ type: "skipped", reason: "skipped_unchanged" })
+    clock += 60_000
+    note("Shell", "The user's shell is fish.")
+    checks.wake()
+    await checks.settled()
+    expect(host.prompts).toHaveLength(2)
+    expect(statusOf(diffs[1]!)).toEqual(["M MEMORY.md", expect.stringMatching(/^A extensions\/ad_hoc\/notes\/.*-shell\.md$/)])
+  })
+
+  it("a mark-done that lost ownership reports no success and leaves the read path alone", async () => {
+    seedOutput("ses_a")
+    writingConsolidator()
+    class TakenOver extends Phase2Jobs {
+      override succeed(): boolean {
+        return false
+      }
+    }
+    const outcome = await phase2(new TakenOver(db, () => clock)).run()
+    expect(outcome).toMatchObject({ type: "lost_ownership", reason: expect.stringContaining("marking the consolidation done") })
+    expect(consolidated).toBe(0)
+    expect(host.logs.map((log) => log.message).join("\n")).not.toMatch(/consolidated \d+ input/)
+    expect(host.logs).toContainEqual(expect.objectContaining({ level: "warn", message: expect.stringContaining("lost the consolidation job") }))
+  })
+
+  it("an unchanged check that lost ownership is reported, not recorded", async () => {
+    seedOutput("ses_a")
+    await consolidatedThenLater(7)
+    class TakenOver extends Phase2Jobs {
+      override finishUnchanged(): boolean {
+        return false
+      }
+    }
+    expect(await phase2(new TakenOver(db, () => clock)).run()).toMatchObject({ type: "lost_ownership" })
+    expect(row()).toMatchObject({ status: "running" })
+    expect(consolidated).toBe(1)
   })
 })

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 import { log } from "isomorphic-git"
 import { beforeEach, describe, expect, it } from "vitest"
 import { resetBaseline, workspaceStatus } from "../../src/write/git-baseline.js"
-import { prepareWorkspace, syncInputs, validateArtifacts } from "../../src/write/workspace.js"
+import { hasExtensionInputs, prepareWorkspace, syncInputs, validateArtifacts } from "../../src/write/workspace.js"
 import { renderRawMemories, rolloutSummaryStem, type WorkspaceInput } from "../../src/write/workspace-files.js"
 
 const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
@@ -238,5 +238,22 @@ describe("validateArtifacts", () => {
     fs.mkdirSync(path.join(root, "MEMORY.md"))
     write("memory_summary.md", "v1\n")
     expect(validateArtifacts(root)).toEqual({ valid: false, reason: "MEMORY.md is not a regular file" })
+  })
+})
+
+describe("hasExtensionInputs", () => {
+  it("sees a note or a resource, not an extension's instructions, a dot-file or a symlink", async () => {
+    expect(hasExtensionInputs(root)).toBe(false)
+    await prepareWorkspace(root, { templatesDir, now })
+    expect(hasExtensionInputs(root)).toBe(false)
+    const notes = path.join(root, "extensions", "ad_hoc", "notes")
+    fs.mkdirSync(notes, { recursive: true })
+    fs.writeFileSync(path.join(notes, ".draft.md"), "hidden")
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-outside-"))
+    fs.writeFileSync(path.join(outside, "x.md"), "outside")
+    fs.symlinkSync(path.join(outside, "x.md"), path.join(notes, "link.md"))
+    expect(hasExtensionInputs(root)).toBe(false)
+    fs.writeFileSync(path.join(notes, "2026-11-30T12-00-00-tabs.md"), "# Tabs\n")
+    expect(hasExtensionInputs(root)).toBe(true)
   })
 })

@@ -47,6 +47,8 @@ export type StructuredHandler = (request: ChatRequest) => Record<string, unknown
 
 /** Called for title requests when no title reply is queued; return undefined for the default title. */
 export type TitleHandler = (request: ChatRequest) => string | undefined
+/** Called for agent requests no queued reply fits, so a scripted agent can act on what it was shown; undefined falls through. */
+export type AgentHandler = (request: ChatRequest) => FakeReply | undefined
 
 /** One chat-completions request as received, plus what the fake answered. */
 export interface LoggedRequest {
@@ -147,6 +149,7 @@ export class FakeLlm {
   private counter = 0
   private structuredHandler: StructuredHandler | undefined
   private titleHandler: TitleHandler | undefined
+  private agentHandler: AgentHandler | undefined
   /** Slows every handler-made structured answer (per streamed chunk), to show work is in the background. */
   structuredDelayMs = 0
 
@@ -197,13 +200,19 @@ export class FakeLlm {
     this.titleHandler = handler
   }
 
-  /** Forgets the request log, the queue, the structured and title handlers and the reply counter. */
+  /** Sets (or clears) the answer for agent requests that no queued reply fits. */
+  setAgentHandler(handler: AgentHandler | undefined): void {
+    this.agentHandler = handler
+  }
+
+  /** Forgets the request log, the queue, the handlers and the reply counter. */
   reset(): void {
     this.queue = []
     this.log = []
     this.counter = 0
     this.structuredHandler = undefined
     this.titleHandler = undefined
+    this.agentHandler = undefined
     this.structuredDelayMs = 0
   }
 
@@ -264,6 +273,10 @@ export class FakeLlm {
     if (kind === "structured" && this.structuredHandler && !hasCalledStructuredOutput(body)) {
       const args = this.structuredHandler(body)
       if (args) return { structured: args, ...(this.structuredDelayMs ? { delayMs: this.structuredDelayMs } : {}) }
+    }
+    if (kind === "agent" && this.agentHandler) {
+      const reply = this.agentHandler(body)
+      if (reply) return reply
     }
     const last = lastMessage(body)
     if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }
