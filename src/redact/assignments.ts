@@ -12,7 +12,7 @@
 // decides how random the value must look (values.ts).
 import { insideMarker, type Edits } from "./marker.js"
 import { isSecretKey, keyWords, vendorClass } from "./keys.js"
-import { isIdentifier, isPlaceholder, looksLikeSecret, looksRandom } from "./values.js"
+import { isIdentifier, isPasswordStandIn, isPlaceholder, looksLikeSecret, looksRandom } from "./values.js"
 
 // Used only through exec() after setting lastIndex: no state carries between calls.
 const KEY_WORD = /pass|pwd|secret|token|key|credential|auth/gi
@@ -63,14 +63,44 @@ export function assignments(edits: Edits): void {
       judged.set(key, (words = isSecretKey(cut) ? cut : null))
     }
     if (!words) continue
-    const value = readValue(text, found.valueAt, context === "query")
+    let value = readValue(text, found.valueAt, context === "query")
     if (!value || value.start < edits.position || insideMarker(text, keyStart)) continue
-    const name = decide(found, words, value, text)
+    let name: string | undefined
+    if ((context === "equals" || context === "query") && PASSWORD_WORDS.has(words[words.length - 1]!) && inConnectionString(text, keyStart, value.end)) {
+      value = value.quoted ? value : toSemicolon(text, value)
+      name = isPasswordStandIn(value.text) ? undefined : "database-password"
+    } else name = decide(found, words, value, text)
     if (name) {
       edits.replace(value.start, value.end, name)
       KEY_WORD.lastIndex = value.end
     }
   }
+}
+
+const PASSWORD_WORDS: ReadonlySet<string> = new Set(["password", "passwd", "pwd", "pass"])
+/** Other keys of a connection string: libpq `host=... dbname=...`, ADO.NET `Server=...;Database=...`, JDBC `?user=...&password=...`. */
+const CONNECTION_KEY = /(?:^|[\s;?&"'])(?:host|hostaddr|port|dbname|database|databasename|user|username|user id|uid|server|data source|initial catalog|sslmode)[ \t]*=/i
+const LINE_REACH = 300
+
+/**
+ * The password key stands in a connection string, where any literal is a password (`password=postgres`
+ * too): another connection key precedes or follows it on its line.
+ */
+function inConnectionString(text: string, keyStart: number, valueEnd: number): boolean {
+  const before = Math.max(text.lastIndexOf("\n", keyStart) + 1, keyStart - LINE_REACH)
+  let after = text.indexOf("\n", valueEnd)
+  if (after < 0 || after > valueEnd + LINE_REACH) after = Math.min(text.length, valueEnd + LINE_REACH)
+  return CONNECTION_KEY.test(text.slice(before, keyStart)) || CONNECTION_KEY.test(text.slice(valueEnd, after))
+}
+
+/** ADO.NET passwords run to the `;` (`Password=my pass word;`), unless another `key=` comes first. */
+function toSemicolon(text: string, value: Value): Value {
+  if (text[value.end] !== " ") return value
+  const semicolon = text.indexOf(";", value.end)
+  if (semicolon < 0 || semicolon - value.end > 128) return value
+  const rest = text.slice(value.end, semicolon)
+  if (/[=\n"']/.test(rest)) return value
+  return { ...value, end: semicolon, text: text.slice(value.start, semicolon) }
 }
 
 /** The class to replace the value with, or undefined to leave it. */

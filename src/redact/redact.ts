@@ -12,7 +12,7 @@
 import { assignments } from "./assignments.js"
 import { Edits } from "./marker.js"
 import { PREFIX_RULES, SCAN_RULES, type PrefixRule, type ScanRule } from "./rules.js"
-import { authorizationHeaders, bearerTokens, cliPasswords, cookieHeaders, privateKeys, urlCredentials } from "./structures.js"
+import { authorizationHeaders, bearerTokens, cliPasswords, cookieHeaders, pgpassLines, privateKeys, urlCredentials } from "./structures.js"
 
 export interface Redaction {
   text: string
@@ -39,6 +39,7 @@ const PASSES: ReadonlyArray<(edits: Edits) => void> = Object.freeze([
   // One pass per rule: each scan finds its own matches in order.
   ...SCAN_RULES.map((rule) => (edits: Edits) => scanned(rule, edits)),
   urlCredentials,
+  pgpassLines,
   authorizationHeaders,
   bearerTokens,
   cookieHeaders,

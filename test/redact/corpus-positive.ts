@@ -108,6 +108,14 @@ const pw = (label: string) => `${alnum(label, 10)}#${f(`${label}-d`, DIGITS, 3)}
 /** The same for URLs, where `#` would start the fragment. */
 const upw = (label: string) => `${alnum(label, 10)}-${f(`${label}-d`, DIGITS, 3)}`
 
+/** Passwords as people paste them into URLs, without percent-encoding. */
+const RAW_PW = `${alnum("raw-a", 6)}#${alnum("raw-b", 4)}%!*&@${alnum("raw-c", 5)}`
+const SLASHED_PW = `${alnum("slash-a", 6)}/${alnum("slash-b", 3)}? ${alnum("slash-c", 7)}`
+const LOWER_PW = `${f("lower-a", LOWER, 7)} ${f("lower-b", LOWER, 6)}`
+const WORDS_PW = f("words-pw", LOWER, 9)
+const PGPASS_ESCAPED = `${alnum("pgpass-2a", 8)}\\:${alnum("pgpass-2b", 8)}`
+const CURL_ID = `{${hex("curl-uuid-a", 8)}-${hex("curl-uuid-b", 4)}-4${hex("curl-uuid-c", 3)}-a${hex("curl-uuid-d", 3)}-${hex("curl-uuid-e", 12)}}`
+
 export const POSITIVES: readonly Positive[] = [
   // ---- Cloud providers
   { about: "an AWS access key id in a credentials file", text: `[default]\naws_access_key_id = ${AWS_ID}\nregion = eu-west-1\n`, secrets: [AWS_ID], counts: { "aws-access-key": 1 } },
@@ -264,6 +272,26 @@ export const POSITIVES: readonly Positive[] = [
   { about: "a MySQL URL in YAML", text: `datasource:\n  url: mysql://root:${upw("mysql")}@localhost:3306/shop\n`, secrets: [upw("mysql")], counts: { "database-url": 1 }, format: "yaml" },
   { about: "an AMQP URL", text: `amqp://worker:${upw("amqp")}@rabbit.internal:5672/%2f`, secrets: [upw("amqp")], counts: { "database-url": 1 } },
   { about: "a JDBC URL with a password containing @", text: `jdbc:postgresql://etl:p@ss${f("jdbc", DIGITS, 4)}word@warehouse:5432/dw`, secrets: [`p@ss${f("jdbc", DIGITS, 4)}word`], counts: { "database-url": 1 } },
+  {
+    about: "a Postgres URL whose password was not percent-encoded",
+    text: `DATABASE_URL=postgresql://app:${RAW_PW}@db.internal:5432/app?sslmode=require`,
+    secrets: [RAW_PW, RAW_PW.slice(0, 6), RAW_PW.slice(-5)],
+    counts: { "database-url": 1 },
+  },
+  { about: "a MySQL URL with a slash, a question mark and a space in the password", text: `mysql://root:${SLASHED_PW}@127.0.0.1:3306/shop`, secrets: [SLASHED_PW.split(" ")[0]!, SLASHED_PW.split(" ")[1]!], counts: { "database-url": 1 } },
+  { about: "a MongoDB URL with several hosts and an @ in the password", text: `mongodb://ops:${upw("mongo-at")}@x@mongo-1:27017,mongo-2:27017/admin?replicaSet=rs0`, secrets: [upw("mongo-at")], counts: { "database-url": 1 } },
+  { about: "an AMQP URL with a # in the password", text: `CELERY_BROKER_URL="amqps://celery:${pw("amqp-hash")}@mq.internal:5671/jobs"`, secrets: [pw("amqp-hash")], counts: { "database-url": 1 } },
+  { about: "a libpq key=value connection string", text: `psql "host=db.internal port=5432 dbname=app user=app password=${alnum("libpq", 12)} sslmode=require"`, secrets: [alnum("libpq", 12)], counts: { "database-password": 1 } },
+  { about: "a libpq connection string with a quoted password holding a space", text: `conn = psycopg.connect("host=db dbname=app user=etl password='${LOWER_PW}'")`, secrets: [LOWER_PW.split(" ")[0]!, LOWER_PW.split(" ")[1]!], counts: { "database-password": 1 } },
+  { about: "a password of plain words in a connection string", text: `Server=sql01;Database=crm;User Id=sa;Password=${WORDS_PW};`, secrets: [WORDS_PW], counts: { "database-password": 1 } },
+  { about: "a JDBC URL with the password in its query", text: `spring.datasource.url=jdbc:mysql://db:3306/shop?user=shop&password=${alnum("jdbc-q", 14)}&useSSL=true`, secrets: [alnum("jdbc-q", 14)], counts: { "database-password": 1 } },
+  { about: "a JDBC SQL Server URL with semicolon properties", text: `jdbc:sqlserver://sql01:1433;databaseName=crm;user=sa;password=${alnum("jdbc-semi", 14)};encrypt=true`, secrets: [alnum("jdbc-semi", 14)], counts: { "database-password": 1 } },
+  {
+    about: "a .pgpass file",
+    text: `$ cat ~/.pgpass\ndb.internal:5432:app:app:${alnum("pgpass-1", 16)}\n*:*:*:replicator:${PGPASS_ESCAPED}\n`,
+    secrets: [alnum("pgpass-1", 16), PGPASS_ESCAPED.split("\\:")[0]!, PGPASS_ESCAPED.split("\\:")[1]!],
+    counts: { "database-password": 2 },
+  },
   { about: "credentials in an HTTPS URL", text: `pip install --index-url https://deploy:${upw("pip")}@pypi.acme.dev/simple acme-tools`, secrets: [upw("pip")], counts: { "url-password": 1 } },
   { about: "an Authorization header with a bearer token", text: `> GET /v1/orders HTTP/1.1\n> Authorization: Bearer ${BEARER}\n> Accept: */*`, secrets: [BEARER], counts: { "authorization-header": 1 } },
   { about: "an Authorization header with basic credentials", text: `authorization: Basic ${BASIC}`, secrets: [BASIC], counts: { "authorization-header": 1 } },
@@ -304,14 +332,14 @@ export const POSITIVES: readonly Positive[] = [
     counts: { "secret-assignment": 1 },
     format: "json",
   },
-  { about: "Python keyword arguments", text: `conn = psycopg2.connect(host="db", user="app", password="${pw("py-kw")}")`, secrets: [pw("py-kw")], counts: { "secret-assignment": 1 } },
+  { about: "Python keyword arguments", text: `conn = psycopg2.connect(host="db", user="app", password="${pw("py-kw")}")`, secrets: [pw("py-kw")], counts: { "database-password": 1 } },
   { about: "a JavaScript object literal", text: `const config = { user: "app", password: '${pw("js-obj")}', port: 5432 }`, secrets: [pw("js-obj")], counts: { "secret-assignment": 1 } },
   { about: "a Go short assignment", text: `apiToken := "${pw("go")}"`, secrets: [pw("go")], counts: { "secret-assignment": 1 } },
   { about: "a PHP array", text: `'password' => '${pw("php")}',`, secrets: [pw("php")], counts: { "secret-assignment": 1 } },
   { about: "a Java properties file", text: `spring.datasource.username=app\nspring.datasource.password=${pw("java")}\n`, secrets: [pw("java")], counts: { "secret-assignment": 1 } },
   { about: "an INI file with spaces around =", text: `[database]\nuser = app\npassword = ${alnum("ini", 6)}42\n`, secrets: [`${alnum("ini", 6)}42`], counts: { "secret-assignment": 1 } },
   { about: "a TOML secret", text: `[auth]\nsigning_key = "${pw("toml")}"\n`, secrets: [pw("toml")], counts: { "secret-assignment": 1 } },
-  { about: "an ADO.NET connection string", text: `"Server=tcp:acme.database.windows.net,1433;Database=shop;User ID=app;Password=${pw("ado")};Encrypt=True;"`, secrets: [pw("ado")], counts: { "secret-assignment": 1 } },
+  { about: "an ADO.NET connection string", text: `"Server=tcp:acme.database.windows.net,1433;Database=shop;User ID=app;Password=${pw("ado")};Encrypt=True;"`, secrets: [pw("ado")], counts: { "database-password": 1 } },
   { about: "an API key header", text: `X-Api-Key: ${pw("header")}`, secrets: [pw("header")], counts: { "secret-assignment": 1 } },
   { about: "a password in a log line", text: `2026-03-01 12:00:01 WARN login retry for bob, password: ${PASSWORD}`, secrets: [PASSWORD], counts: { "secret-assignment": 1 } },
   {
@@ -333,6 +361,11 @@ export const POSITIVES: readonly Positive[] = [
   { about: "a quoted --client-secret flag", text: `az login --service-principal -u app --client-secret "${pw("flag-q")}" --tenant acme`, secrets: [pw("flag-q")], counts: { "secret-flag": 1 } },
   { about: "a Java system property", text: `java -Djavax.net.ssl.keyStorePassword=${pw("jvm")} -jar app.jar`, secrets: [pw("jvm")], counts: { "secret-flag": 1 } },
   { about: "curl basic auth", text: `curl -u admin:${pw("curl")} https://jenkins.acme.dev/api/json`, secrets: [pw("curl")], counts: { "secret-flag": 1 } },
+  { about: "curl basic auth with a quoted password", text: `curl --user deploy:'${pw("curl-q")}' -X PATCH https://api.acme.dev/v1/items/7`, secrets: [pw("curl-q")], counts: { "secret-flag": 1 } },
+  { about: "curl basic auth with each part quoted", text: `curl -X POST --user "${CURL_ID}":"${alnum("curl-pair", 14)}" https://api.acme.dev/v1/translate`, secrets: [CURL_ID, alnum("curl-pair", 14)], counts: { "secret-flag": 1 } },
+  { about: "curl basic auth on a continued line", text: `curl https://api.acme.dev/oauth2/token \\\n  -d grant_type=client_credentials \\\n  --user ${alnum("curl-id", 15).toLowerCase()}:${alnum("curl-cont", 15)}`, secrets: [alnum("curl-id", 15).toLowerCase(), alnum("curl-cont", 15)], counts: { "secret-flag": 1 } },
+  { about: "curl with an API key as the user and no password", text: `curl -u "${alnum("curl-key", 18)}:" https://api.acme.dev/v1/charges`, secrets: [alnum("curl-key", 18)], counts: { "secret-flag": 1 } },
+  { about: "an Authorization header with an Api-Token scheme", text: `curl -H "Authorization: Api-Token ${hex("api-token", 40)}" https://monitor.acme.dev/api/v2/metrics`, secrets: [hex("api-token", 40)], counts: { "authorization-header": 1 } },
   { about: "a mysql -p password", text: `mysql -h 127.0.0.1 -u root -p${pw("mysql-p")} shop < dump.sql`, secrets: [pw("mysql-p")], counts: { "secret-flag": 1 } },
   { about: "an sshpass password", text: `sshpass -p '${pw("sshpass")}' ssh deploy@web-01`, secrets: [pw("sshpass")], counts: { "secret-flag": 1 } },
   { about: "a docker login -p password", text: `docker login -u ci -p ${pw("docker-p")} registry.acme.dev`, secrets: [pw("docker-p")], counts: { "secret-flag": 1 } },

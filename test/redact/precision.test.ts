@@ -153,3 +153,35 @@ describe("non-secret strings that look random", () => {
     ])
   })
 })
+
+describe("passwords in URLs, connection strings and command lines", () => {
+  it("leave ports, paths, queries and addresses that only look like a user and a password", () => {
+    unchanged([
+      "https://api.acme.dev:8080/search?email=ops@acme.dev",
+      "postgres://localhost:5432 is where ops@acme.dev looks first",
+      "see https://admin:docs and write to ops@acme.dev",
+      "redis://cache:6379/0?client=worker@host",
+      "postgres://user:${DB_PASSWORD}@db:5432/app",
+      "mysql://root:<password>@localhost/shop",
+      "host=db port=5432 dbname=app user=app password=${PGPASSWORD}",
+      "jdbc:mysql://db:3306/shop?user=shop&password=",
+    ])
+  })
+
+  it("leave lines with colons that are not .pgpass lines", () => {
+    unchanged(["2026-03-01T09:31:00Z INFO worker:12:started:ok:yes", "fe80:0:0:0:1", "root:x:0:0:root:/root:/bin/bash", "db:5432:app:app:${PGPASSWORD}"])
+  })
+
+  it("leave curl credentials that are stand-ins", () => {
+    unchanged([
+      'curl --user "xxx:yyy" https://api.acme.dev',
+      "curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/",
+      "curl -i -u 'test:test' https://localhost",
+      "curl -u <user:password> https://api.acme.dev/endpoint",
+      "curl http://127.0.0.1:5000/file --user user:pass --digest",
+      'curl -u "$USER:$TOKEN" https://api.acme.dev',
+      "curl --user ops@acme.dev: https://api.acme.dev",
+    ])
+  })
+})
+
