@@ -5,6 +5,9 @@
 //   .env, shell, INI   API_KEY=..., export TOKEN=..., spring.datasource.password=...
 //   CLI flags          --password=..., --token ..., -Djavax.net.ssl.keyStorePassword=...
 //   URL queries        ?access_token=...&api_key=...
+//   Make, Go, PHP      TOKEN ::= ..., token := ..., var token string = ..., $token .= ...
+//   XML                <apiToken>...</apiToken>, <add key="Password" value="..." />
+//   call arguments     System.setProperty("API_TOKEN", "..."), getenv("api_token", "...")
 //
 // One case-insensitive scan finds the key words; each hit is widened to its whole key, which
 // keys.ts accepts or rejects by its words, and only then is the text after it parsed. Only the
@@ -12,15 +15,19 @@
 // decides how random the value must look (values.ts).
 import { insideMarker, type Edits } from "./marker.js"
 import { isSecretKey, keyWords, vendorClass } from "./keys.js"
-import { isIdentifier, isPasswordStandIn, isPlaceholder, looksLikeSecret, looksRandom } from "./values.js"
+import { isIdentifier, isPasswordStandIn, isPlaceholder, looksLikeCode, looksLikeSecret, looksRandom } from "./values.js"
 
 // Used only through exec() after setting lastIndex: no state carries between calls.
 const KEY_WORD = /pass|pwd|secret|token|key|credential|auth/gi
 /** `- name: DB_PASSWORD` then `value: ...` (Kubernetes, Compose, ECS task definitions). */
-const NAME_BEFORE = /\bname\\?["']?[ \t]*[:=][ \t]*\\?["']?$/
-const VALUE_AFTER = /\\?["']?[ \t]*(?:,[ \t]*)?(?:(?:\r?\n|\\r?\\n)[ \t]*)?(?:- )?\\?["']?value\\?["']?[ \t]*:[ \t]*/y
+const NAME_BEFORE = /\b(?:name|key)\\?["']?[ \t]*[:=][ \t]*\\?["']?$/
+const VALUE_AFTER = /\\?["']?[ \t]*(?:,[ \t]*)?(?:(?:\r?\n|\\r?\\n)[ \t]*)?(?:- )?\\?["']?value\\?["']?[ \t]*[:=][ \t]*/y
+/** A type between a key and its `=`: `var token string = "..."` (Go), `token: string = "..."` (TypeScript). */
+const TYPED = /(?:string|String|str|\[\]byte)[ \t]*=(?!=)[ \t]*/y
+/** Assignment operators besides `=`: Make's `::=`, `:::=`, `?=`, `:=` (also Go's), PHP's `.=`. */
+const OPERATOR = /(?::{1,3}|\?|\.)=(?!=)/y
 
-type Context = "flag" | "query" | "equals" | "colon" | "named"
+type Context = "flag" | "query" | "equals" | "colon" | "named" | "element" | "argument"
 
 interface Assignment {
   context: Context
@@ -63,7 +70,8 @@ export function assignments(edits: Edits): void {
       judged.set(key, (words = isSecretKey(cut) ? cut : null))
     }
     if (!words) continue
-    let value = readValue(text, found.valueAt, context === "query")
+    let value = context === "element" ? readElement(text, found.valueAt, keyStart, end) : readValue(text, found.valueAt, context === "query")
+    if (context === "argument" && !value?.quoted) continue
     if (!value || value.start < edits.position || insideMarker(text, keyStart)) continue
     let name: string | undefined
     if ((context === "equals" || context === "query") && PASSWORD_WORDS.has(words[words.length - 1]!) && inConnectionString(text, keyStart, value.end)) {
@@ -121,8 +129,12 @@ function accepts({ context, keyStart, quotedKey }: Assignment, value: Value, tex
   switch (context) {
     case "flag":
     case "query":
-    case "named":
+    case "element":
+    case "argument":
       return looksLikeSecret(v)
+    case "named":
+      // `name: DB_PASSWORD` then `value: ...`: the value is never a type or a label there.
+      return looksLikeSecret(v) || (v.length >= 12 && !/\s/.test(v) && !isPlaceholder(v) && !looksLikeCode(v))
     case "equals": {
       if (value.quoted || !spacedBefore(text, value.start)) return looksLikeSecret(v)
       // `token = something` in code: a bare word there is a variable unless it ends an INI-style line.
@@ -157,12 +169,29 @@ function assignmentAt(text: string, start: number, end: number): Assignment | un
   const c2 = text[q + 1]
 
   let context: Context
-  if ((c === "=" && c2 !== "=" && c2 !== "~") || ((c === ":" || c === "?") && c2 === "=")) {
+  OPERATOR.lastIndex = q
+  if (c === "=" && c2 !== "=" && c2 !== "~") {
     context = dashes ? "flag" : !quotedKey && (open === "?" || open === "&") && !spaced ? "query" : "equals"
-    q += c === "=" ? (c2 === ">" ? 2 : 1) : 2
+    q += c2 === ">" ? 2 : 1
+  } else if (dashes === 0 && (c === ":" || c === "?" || c === ".") && OPERATOR.test(text)) {
+    context = "equals"
+    q = OPERATOR.lastIndex
   } else if (c === ":" && c2 !== ":" && c2 !== "/" && dashes === 0) {
     context = "colon"
     q += 1
+    TYPED.lastIndex = skipBlanks(text, q)
+    if (TYPED.test(text)) {
+      context = "equals"
+      q = TYPED.lastIndex
+    }
+  } else if (dashes === 0 && open === "<" && c === ">" && !spaced) {
+    return { context: "element", valueAt: skipSpace(text, q + 1), keyStart, quotedKey }
+  } else if (dashes === 0 && quotedKey && c === "," && text[skipBlanksBack(text, start - 2)] === "(") {
+    context = "argument"
+    q += 1
+  } else if (dashes === 0 && spaced && ((TYPED.lastIndex = q), TYPED.test(text))) {
+    context = "equals"
+    q = TYPED.lastIndex
   } else if (dashes === 2 && spaced && c !== "-" && c !== "\n" && c !== "\r" && c !== undefined) {
     context = "flag"
   } else if (dashes === 0 && followsSeparator(text, start) && NAME_BEFORE.test(text.slice(Math.max(0, start - 24), start))) {
@@ -201,11 +230,35 @@ function readValue(text: string, at: number, inQuery: boolean): Value | undefine
   return end > at ? { start: at, end, text: text.slice(at, end), quoted: false } : undefined
 }
 
+/** The text of `<key>value</key>`, blanks and line breaks around it left out; only when the element closes right after. */
+function readElement(text: string, at: number, keyStart: number, keyEnd: number): Value | undefined {
+  let end = at
+  const limit = Math.min(text.length, at + 4096)
+  while (end < limit && text[end] !== "<" && text[end] !== "\n" && text[end] !== "\r") end++
+  const close = skipSpace(text, end)
+  if (!text.startsWith(`</${text.slice(keyStart, keyEnd)}>`, close)) return undefined
+  while (end > at && (text[end - 1] === " " || text[end - 1] === "\t")) end--
+  return end > at ? { start: at, end, text: text.slice(at, end), quoted: true } : undefined
+}
+
 /** Cheap check before NAME_BEFORE: the key is itself a value, after a `:` or `=` (and a quote). */
 function followsSeparator(text: string, start: number): boolean {
   let i = start - 1
   while (i >= 0 && (text[i] === '"' || text[i] === "'" || text[i] === "\\" || text[i] === " " || text[i] === "\t")) i--
   return text[i] === ":" || text[i] === "="
+}
+
+/** Blanks and line breaks: an XML element's value may sit on its own line. */
+function skipSpace(text: string, at: number): number {
+  const limit = at + 256
+  while (at < limit && (text[at] === " " || text[at] === "\t" || text[at] === "\n" || text[at] === "\r")) at++
+  return at
+}
+
+/** The last index at or before `at` that is not a blank. */
+function skipBlanksBack(text: string, at: number): number {
+  while (at >= 0 && (text[at] === " " || text[at] === "\t")) at--
+  return at
 }
 
 function skipBlanks(text: string, at: number): number {

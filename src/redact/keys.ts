@@ -24,6 +24,8 @@ const NOT_SECRET: ReadonlySet<string> = new Set([
   "start", "end", "input", "output", "prompt", "completion", "reasoning", "cached", "context", "vocab", "word", "char",
   "lexer", "parser", "is", "has", "use", "show", "enable", "enabled", "disable", "disabled", "no", "allow", "require",
   "required", "forgot", "hide", "public", "mock", "fake", "dummy", "example", "sample", "placeholder", "expected",
+  // Anti-forgery tokens sit in every rendered form and expire with their page.
+  "csrf", "xsrf", "authenticity",
 ])
 
 /** One-word keys made of a known stem and a secret word: `PGPASSWORD`, `dbpass`, `apitoken`, `clientsecret`. */

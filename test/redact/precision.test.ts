@@ -185,3 +185,26 @@ describe("passwords in URLs, connection strings and command lines", () => {
   })
 })
 
+describe("assignment syntaxes beyond = and :", () => {
+  it("leave types, calls, comparisons and templates in the new syntaxes", () => {
+    unchanged([
+      "const token: string = getToken()",
+      "let password: string = ''",
+      "var apiToken string = os.Getenv(\"API_TOKEN\")",
+      "if token == expected {",
+      "TOKEN ?= $(shell cat .token)",
+      "API_TOKEN ::= ${CI_TOKEN}",
+      "$password .= $suffix;",
+      "<token>${TOKEN}</token>",
+      "<password></password>",
+      "<password>\n  <value>from-vault</value>\n</password>",
+      't("password", "Password")',
+      'const labels = ["token", "secret", "password"]',
+      'headers.set("X-Api-Key", apiKey)',
+      'os.environ.get("API_TOKEN", "")',
+      '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+      '<input type="hidden" name="authenticity_token" value="7SWa-Fo1_hsC6oovfBsSaFTkkD4f2vJ2a1b2c3d4e5" />',
+    ])
+  })
+})
+
