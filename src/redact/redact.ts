@@ -30,8 +30,24 @@ const ANCHOR = new RegExp(`\\b(?:${PREFIXES.map(escape).join("|")})`, "g")
 const CANDIDATES: ReadonlyMap<string, readonly PrefixRule[]> = new Map(
   PREFIXES.map((prefix) => [prefix, PREFIX_RULES.filter((rule) => rule.prefixes.some((own) => prefix.startsWith(own)))]),
 )
-/** A random part that repeats one character six times is a placeholder (`ghp_xxxxxx...`). */
+/** A random part that repeats one character six times may be a placeholder (`ghp_xxxxxx...`). */
 const SAME_CHAR_RUN = /(.)\1{5}/
+
+/**
+ * A stand-in rather than a secret: a run of one character that fills a third of the random part,
+ * or a run in a part of few distinct characters (`xoxb-000000-xxxxxx`). A long random token may
+ * hold a run by chance (binary zeros inside a base64 token) and still be a secret.
+ */
+function placeholderRun(random: string): boolean {
+  if (!SAME_CHAR_RUN.test(random)) return false
+  let longest = 1
+  let run = 1
+  for (let i = 1; i < random.length; i++) {
+    run = random[i] === random[i - 1] ? run + 1 : 1
+    if (run > longest) longest = run
+  }
+  return longest * 3 >= random.length || new Set(random).size < 12
+}
 
 const PASSES: ReadonlyArray<(edits: Edits) => void> = Object.freeze([
   privateKeys,
@@ -87,7 +103,9 @@ function prefixedTokens(edits: Edits): void {
       if (!match) continue
       const [start, end] = rule.group ? match.indices![rule.group]! : [at, at + match[0].length]
       const secret = text.slice(start, end)
-      if (SAME_CHAR_RUN.test(secret) || (rule.validate && !rule.validate(secret, text, at))) continue
+      // The literal prefix is the format, not part of the random text (`AAAAAAAAAAAAAAAAAAAAA` of Twitter's tokens).
+      const random = start === at ? secret.slice(hit[0].length) : secret
+      if (placeholderRun(random) || (rule.validate && !rule.validate(secret, text, at))) continue
       edits.replace(start, end, rule.name)
       ANCHOR.lastIndex = at + match[0].length
       break
@@ -100,7 +118,7 @@ function scanned(rule: ScanRule, edits: Edits): void {
   if (rule.hint !== undefined && !text.includes(rule.hint)) return
   rule.pattern.lastIndex = 0
   for (let match = rule.pattern.exec(text); match; match = rule.pattern.exec(text)) {
-    if (SAME_CHAR_RUN.test(match[0]) || (rule.validate && !rule.validate(match[0]))) continue
+    if (placeholderRun(match[0]) || (rule.validate && !rule.validate(match[0]))) continue
     edits.replace(match.index, match.index + match[0].length, rule.name)
   }
 }

@@ -108,6 +108,35 @@ const pw = (label: string) => `${alnum(label, 10)}#${f(`${label}-d`, DIGITS, 3)}
 /** The same for URLs, where `#` would start the fragment. */
 const upw = (label: string) => `${alnum(label, 10)}-${f(`${label}-d`, DIGITS, 3)}`
 
+
+// Services added for issue 10: made-up values in each format.
+const ALIBABA = `LTAI${alnum("alibaba", 20)}`
+const BEDROCK = `ABSKQmVkcm9ja0FQSUtleS1${f("bedrock", BASE64, 108)}=`
+const CF_ORIGIN = `v1.0-${hex("cf-origin-a", 24)}-${hex("cf-origin-b", 146)}`
+const FLY = `fm2_lJPE${f("fly", BASE64, 180)}==`
+const FLY_ORG = `fo1_${f("fly-org", URLSAFE, 43)}`
+const OPENSHIFT = `sha256~${f("openshift", URLSAFE, 43)}`
+const OP_SECRET = `A3-${f("op-a", UPPER + DIGITS, 6)}-${f("op-b", UPPER + DIGITS, 6)}-${f("op-c", UPPER + DIGITS, 5)}-${f("op-d", UPPER + DIGITS, 5)}-${f("op-e", UPPER + DIGITS, 5)}-${f("op-f", UPPER + DIGITS, 5)}`
+const OP_SERVICE = `ops_eyJzaWduSW5BZGRyZXNzIjoibXkuMXBhc3N3b3JkLmNvbSIs${f("op-service", URLSAFE, 240)}`
+const ARTIFACTORY = `AKCp${alnum("artifactory", 69)}`
+const HARNESS = `pat.${f("harness-a", URLSAFE, 22)}.${alnum("harness-b", 24)}.${alnum("harness-c", 20)}`
+const INFRACOST = `ico-${alnum("infracost", 32)}`
+const README = `rdme_${f("readme", LOWER + DIGITS, 70)}`
+const SETTLEMINT = `sm_pat_${alnum("settlemint", 16)}`
+const SONAR = `sqp_${hex("sonar", 40)}`
+const SOURCEGRAPH = `sgp_${hex("sg-a", 16)}_${hex("sg-b", 40)}`
+const NR_BROWSER = `NRJS-${hex("nrjs", 19)}`
+const TEAMS = `${hex("teams-a", 8)}-${hex("teams-b", 4)}-4${hex("teams-c", 3)}-a${hex("teams-d", 3)}-${hex("teams-e", 12)}@${hex("teams-f", 8)}-${hex("teams-g", 4)}-4${hex("teams-h", 3)}-a${hex("teams-i", 3)}-${hex("teams-j", 12)}/IncomingWebhook/${hex("teams-k", 32)}/${hex("teams-l", 8)}-${hex("teams-m", 4)}-4${hex("teams-n", 3)}-a${hex("teams-o", 3)}-${hex("teams-p", 12)}`
+const EASYPOST = `EZAK${alnum("easypost", 54)}`
+const FB_PAGE = `EAAG${alnum("fb-page", 160)}`
+const FB_APP = `${f("fb-app-id", DIGITS, 15)}|${alnum("fb-app-secret", 27)}`
+const PLAID = `access-sandbox-${hex("plaid-a", 8)}-${hex("plaid-b", 4)}-${hex("plaid-c", 4)}-${hex("plaid-d", 4)}-${hex("plaid-e", 12)}`
+const ADOBE = `p8e-${alnum("adobe", 32)}`
+const INTRA42 = `s-s4t2ud-${hex("intra42", 64)}`
+const TWITTER_BEARER = `${"A".repeat(22)}${alnum("twitter", 90)}`
+const JWT_UNSIGNED = `eyJhbGciOiJub25lIn0.eyJzdWIiOiJ${f("jwt-none", URLSAFE, 30)}fQ.`
+const JWT_BASE64 = btoa(JWT).replace(/=+$/, "")
+
 /** Passwords as people paste them into URLs, without percent-encoding. */
 const RAW_PW = `${alnum("raw-a", 6)}#${alnum("raw-b", 4)}%!*&@${alnum("raw-c", 5)}`
 const SLASHED_PW = `${alnum("slash-a", 6)}/${alnum("slash-b", 3)}? ${alnum("slash-c", 7)}`
@@ -299,6 +328,34 @@ export const POSITIVES: readonly Positive[] = [
   { about: "a bearer token outside a header", text: `{"auth": {"type": "http", "value": "Bearer ${OPAQUE}"}}`, secrets: [OPAQUE], counts: { "bearer-token": 1 }, format: "json" },
   { about: "a session cookie", text: `curl -H "Cookie: sessionid=${SESSION_COOKIE}; theme=dark" https://app.acme.dev/api/me`, secrets: [SESSION_COOKIE], counts: { cookie: 1 } },
   { about: "a Set-Cookie header", text: `< Set-Cookie: __Host-session=${SESSION_COOKIE}; Path=/; Secure; HttpOnly; SameSite=Lax`, secrets: [SESSION_COOKIE], counts: { cookie: 1 } },
+
+  // ---- More services and formats
+  { about: "an Alibaba Cloud access key id", text: `ALIBABA_CLOUD_ACCESS_KEY_ID=${ALIBABA}`, secrets: [ALIBABA], counts: { "alibaba-access-key-id": 1 } },
+  { about: "an Amazon Bedrock API key", text: `export AWS_BEARER_TOKEN_BEDROCK=${BEDROCK}`, secrets: [BEDROCK.slice(22, 80), BEDROCK.slice(80)], counts: { "aws-bedrock-key": 1 } },
+  { about: "a Cloudflare Origin CA key", text: `CLOUDFLARE_ORIGIN_CA: ${CF_ORIGIN}`, secrets: [CF_ORIGIN.slice(5, 60), CF_ORIGIN.slice(60)], counts: { "cloudflare-origin-ca-key": 1 } },
+  { about: "Fly.io macaroon and org tokens", text: `FLY_API_TOKEN: FlyV1 ${FLY}\nflyctl auth token: ${FLY_ORG}`, secrets: [FLY.slice(4, 60), FLY.slice(60), FLY_ORG], counts: { "flyio-token": 2 } },
+  { about: "an OpenShift user token", text: `oc login --token=${OPENSHIFT} --server=https://api.acme.dev:6443`, secrets: [OPENSHIFT.slice(7)], counts: { "openshift-token": 1 } },
+  { about: "a 1Password secret key in an emergency kit", text: `Secret Key\n${OP_SECRET}\n`, secrets: [OP_SECRET.slice(3)], counts: { "onepassword-secret-key": 1 } },
+  { about: "a 1Password service account token", text: `"sourceContent": "${OP_SERVICE}"`, secrets: [OP_SERVICE.slice(7, 60), OP_SERVICE.slice(60)], counts: { "onepassword-service-account-token": 1 } },
+  { about: "an Artifactory API key in a Go assignment", text: `artifactoryApiKey := "${ARTIFACTORY}"`, secrets: [ARTIFACTORY], counts: { "artifactory-token": 1 } },
+  { about: "a Harness personal access token", text: `harness login --api-key ${HARNESS}`, secrets: [HARNESS], counts: { "harness-token": 1 } },
+  { about: "an Infracost API key in Terraform Cloud variables", text: `variable {\n  name = "INFRACOST_API_KEY"\n  secret_value = "${INFRACOST}"\n}`, secrets: [INFRACOST], counts: { "infracost-api-key": 1 } },
+  { about: "a ReadMe API key", text: `rdme openapi --key=${README}`, secrets: [README], counts: { "readme-api-key": 1 } },
+  { about: "a SettleMint personal access token", text: `SETTLEMINT_ACCESS_TOKEN=${SETTLEMINT}`, secrets: [SETTLEMINT], counts: { "settlemint-token": 1 } },
+  { about: "a SonarQube project token", text: `mvn sonar:sonar -Dsonar.projectKey=acme ${SONAR}`, secrets: [SONAR], counts: { "sonarqube-token": 1 } },
+  { about: "a Sourcegraph access token", text: `src login https://sourcegraph.acme.dev --token ${SOURCEGRAPH}`, secrets: [SOURCEGRAPH.slice(4)], counts: { "sourcegraph-token": 1 } },
+  { about: "a New Relic browser key", text: `window.NREUM.loader_config = { licenseKey: "${NR_BROWSER}" }`, secrets: [NR_BROWSER], counts: { "newrelic-browser-key": 1 } },
+  { about: "a Microsoft Teams incoming webhook", text: `TEAMS_WEBHOOK=https://acme.webhook.office.com/webhookb2/${TEAMS}`, secrets: [TEAMS.slice(0, 36), TEAMS.slice(37, 73), TEAMS.slice(-32)], counts: { "teams-webhook": 1 } },
+  { about: "a Slack webhook written without its scheme", text: `post to hooks.slack.com/services/${SLACK_HOOK} when done`, secrets: [SLACK_HOOK], counts: { "slack-webhook": 1 } },
+  { about: "an EasyPost key in a URL", text: `https://api.acme.dev/track?key=${EASYPOST}&id=42`, secrets: [EASYPOST], counts: { "easypost-api-key": 1 } },
+  { about: "a Facebook page access token", text: `curl "https://graph.facebook.com/v19.0/me/feed" -d message=hi -d access_token=${FB_PAGE}`, secrets: [FB_PAGE], counts: { "facebook-access-token": 1 } },
+  { about: "a Facebook app access token", text: `facebook ${FB_APP}`, secrets: [FB_APP.split("|")[1]!], counts: { "facebook-access-token": 1 } },
+  { about: "a Plaid access token", text: `plaid_client.item_get(access_token="${PLAID}")`, secrets: [PLAID.slice(15)], counts: { "plaid-access-token": 1 } },
+  { about: "an Adobe client secret", text: `adobeClient := "${ADOBE}"`, secrets: [ADOBE], counts: { "adobe-client-secret": 1 } },
+  { about: "a 42 intra client secret", text: `FT_CLIENT_SECRET=${INTRA42}`, secrets: [INTRA42.slice(9)], counts: { "intra42-client-secret": 1 } },
+  { about: "a Twitter app-only bearer token", text: `twitterClient = new TwitterApi("${TWITTER_BEARER}")`, secrets: [TWITTER_BEARER.slice(22)], counts: { "twitter-bearer-token": 1 } },
+  { about: "an unsigned JWT", text: `String tokenWithNoneAlg = "${JWT_UNSIGNED}";`, secrets: [JWT_UNSIGNED.slice(20, 60)], counts: { jwt: 1 } },
+  { about: "a JWT encoded again in base64", text: `id_token_b64: ${JWT_BASE64}`, secrets: [JWT_BASE64.slice(0, 60), JWT_BASE64.slice(60)], counts: { jwt: 1 } },
 
   // ---- Secret-named keys, in every syntax
   {

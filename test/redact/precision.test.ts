@@ -208,3 +208,19 @@ describe("assignment syntaxes beyond = and :", () => {
   })
 })
 
+describe("formats added for more services", () => {
+  it("leave look-alikes: file names, placeholders, runs of one character, base64 that is not a JWT", () => {
+    unchanged([
+      "http://assets.acme.dev/media/video_box.ico-7a388b6901bd4a1c9e0d2f3a4b5c6d7e8f",
+      '--set kubeconfig.token="sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXXXXXXXXXXXXX"',
+      "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+      "xoxb-000000000000-0000000000000-xxxxxxxxxxxxxxxxxxxxxxxx",
+      `payload: ${btoa("eyJ this is prose that merely starts like a token and goes on for a while")}`,
+      "the jwt is eyJhbGciOiJIUzI1NiJ9 and nothing more",
+      "sm_pat_short",
+      "A3-ENGLISH-WORDS",
+      "access-sandbox-token is documented in the Plaid guide",
+    ])
+  })
+})
+
