@@ -14,11 +14,11 @@
 // value is replaced, inside its quotes, so JSON and YAML still parse. How sure the context is
 // decides how random the value must look (values.ts).
 import { insideMarker, type Edits } from "./marker.js"
-import { isSecretKey, keyWords, vendorClass } from "./keys.js"
+import { isBareProvider, isSecretKey, keyWords, vendorClass } from "./keys.js"
 import { isIdentifier, isPasswordStandIn, isPlaceholder, looksLikeCode, looksLikeSecret, looksRandom } from "./values.js"
 
 // Used only through exec() after setting lastIndex: no state carries between calls.
-const KEY_WORD = /pass|pwd|secret|token|key|credential|auth/gi
+const KEY_WORD = /pass|pwd|secret|token|key|cred|auth|bundle_|sonar|sumo|messagebird|cloudflare|sourcegraph|artifactory|jfrog|snyk|heroku|hubspot|finnhub|okta/gi
 /** `- name: DB_PASSWORD` then `value: ...` (Kubernetes, Compose, ECS task definitions). */
 const NAME_BEFORE = /\b(?:name|key)\\?["']?[ \t]*[:=][ \t]*\\?["']?$/
 const VALUE_AFTER = /\\?["']?[ \t]*(?:,[ \t]*)?(?:(?:\r?\n|\\r?\\n)[ \t]*)?(?:- )?\\?["']?value\\?["']?[ \t]*[:=][ \t]*/y
@@ -67,7 +67,7 @@ export function assignments(edits: Edits): void {
     let words = judged.get(key)
     if (words === undefined) {
       const cut = keyWords(key)
-      judged.set(key, (words = isSecretKey(cut) ? cut : null))
+      judged.set(key, (words = isSecretKey(cut, key) ? cut : null))
     }
     if (!words) continue
     let value = context === "element" ? readElement(text, found.valueAt, keyStart, end) : readValue(text, found.valueAt, context === "query")
@@ -119,6 +119,8 @@ function decide(found: Assignment, words: readonly string[], value: Value, text:
   const name = vendorClass(words, value.text, fallback)
   // Key and value both fit a service: nothing else to weigh.
   if (name !== fallback) return name
+  // A service's bare name (`cloudflare: ...`) also names settings and versions: only a token counts.
+  if (isBareProvider(words)) return /^[A-Za-z0-9_-]{20,}$/.test(value.text) && looksRandom(value.text) ? name : undefined
   // "auth" alone also names modes and schemes (`auth: oauth2`); only a long random value counts.
   if (words[words.length - 1] === "auth" && !(value.text.length >= 12 && looksRandom(value.text))) return undefined
   return accepts(found, value, text) ? name : undefined

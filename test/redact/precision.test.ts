@@ -224,3 +224,24 @@ describe("formats added for more services", () => {
   })
 })
 
+describe("keys named after a service", () => {
+  it("leave versions, settings and ids under a service's name", () => {
+    unchanged([
+      '"cloudflare": "^4.20.0",',
+      '"snyk": "1.1291.0"',
+      "cloudflare: true",
+      "sourcegraph: https://sourcegraph.acme.dev",
+      "heroku_app_id: 4f9a2c1e-7b3d-4e5f-8a9b-0c1d2e3f4a5b",
+      "SONAR_HOST_URL=https://sonar.acme.dev",
+      "BUNDLE_PATH=vendor/bundle",
+      "BUNDLE_GEMS__ACME__DEV=${GEM_SERVER_CREDENTIALS}",
+    ])
+  })
+
+  it("cut a trailing number off a key's words", () => {
+    expect(keyWords("api_token_123")).toEqual(["api", "token"])
+    expect(isSecretKey(keyWords("BUNDLE_GEMS__ACME__DEV"), "BUNDLE_GEMS__ACME__DEV")).toBe(true)
+    expect(isSecretKey(keyWords("BUNDLE_PATH"), "BUNDLE_PATH")).toBe(false)
+  })
+})
+
