@@ -3,15 +3,17 @@
 // secret with a marker of its class and counts what it replaced, never keeping the secret itself.
 //
 // Passes, in order, each one scan of the text (or none, when a cheap check rules it out):
-//   1. private key blocks (their bodies must not feed later rules)
+//   1. private key blocks (their bodies must not feed later rules), then the data of Kubernetes Secrets
 //   2. prefixed token formats: one scan for every prefix at once, then the rule at each hit
 //   3. token formats without a prefix, each only when its literal hint occurs
 //   4. passwords in URLs, Authorization headers, bare bearer tokens, cookies, CLI passwords
 //   5. values of secret-named keys (JSON, YAML, .env, shell, flags, URL queries)
 // A later pass never touches a marker an earlier one wrote, so redact(redact(x)) is redact(x).
 import { assignments } from "./assignments.js"
+import { kubernetesSecrets } from "./manifests.js"
 import { Edits } from "./marker.js"
 import { PREFIX_RULES, SCAN_RULES, type PrefixRule, type ScanRule } from "./rules.js"
+import { placeholderRun } from "./values.js"
 import { authorizationHeaders, bearerTokens, cliPasswords, cookieHeaders, pgpassLines, privateKeys, urlCredentials } from "./structures.js"
 
 export interface Redaction {
@@ -30,27 +32,10 @@ const ANCHOR = new RegExp(`\\b(?:${PREFIXES.map(escape).join("|")})`, "g")
 const CANDIDATES: ReadonlyMap<string, readonly PrefixRule[]> = new Map(
   PREFIXES.map((prefix) => [prefix, PREFIX_RULES.filter((rule) => rule.prefixes.some((own) => prefix.startsWith(own)))]),
 )
-/** A random part that repeats one character six times may be a placeholder (`ghp_xxxxxx...`). */
-const SAME_CHAR_RUN = /(.)\1{5}/
-
-/**
- * A stand-in rather than a secret: a run of one character that fills a third of the random part,
- * or a run in a part of few distinct characters (`xoxb-000000-xxxxxx`). A long random token may
- * hold a run by chance (binary zeros inside a base64 token) and still be a secret.
- */
-function placeholderRun(random: string): boolean {
-  if (!SAME_CHAR_RUN.test(random)) return false
-  let longest = 1
-  let run = 1
-  for (let i = 1; i < random.length; i++) {
-    run = random[i] === random[i - 1] ? run + 1 : 1
-    if (run > longest) longest = run
-  }
-  return longest * 3 >= random.length || new Set(random).size < 12
-}
 
 const PASSES: ReadonlyArray<(edits: Edits) => void> = Object.freeze([
   privateKeys,
+  kubernetesSecrets,
   prefixedTokens,
   // One pass per rule: each scan finds its own matches in order.
   ...SCAN_RULES.map((rule) => (edits: Edits) => scanned(rule, edits)),

@@ -41,8 +41,27 @@ export function isPlaceholder(value: string): boolean {
 export function isStandIn(value: string): boolean {
   if (!value || holdsMarker(value)) return true
   if (PLACEHOLDER_WORDS.has(value.toLowerCase())) return true
-  return PLACEHOLDER_FRAGMENTS.test(value) || TEST_STAND_IN.test(value) || SAME_CHAR_RUN.test(value)
+  return PLACEHOLDER_FRAGMENTS.test(value) || TEST_STAND_IN.test(value) || placeholderRun(value)
 }
+
+/** A random part that repeats one character six times may be a placeholder (`ghp_xxxxxx...`). */
+
+/**
+ * A stand-in rather than a secret: a run of one character that fills a third of the random part,
+ * or a run in a part of few distinct characters (`xoxb-000000-xxxxxx`). A long random token may
+ * hold a run by chance (binary zeros inside a base64 token) and still be a secret.
+ */
+export function placeholderRun(random: string): boolean {
+  if (!SAME_CHAR_RUN.test(random)) return false
+  let longest = 1
+  let run = 1
+  for (let i = 1; i < random.length; i++) {
+    run = random[i] === random[i - 1] ? run + 1 : 1
+    if (run > longest) longest = run
+  }
+  return longest * 3 >= random.length || new Set(random).size < 12
+}
+
 
 /** Code rather than data: calls, indexing, member paths, and values that are paths or URLs. */
 export function looksLikeCode(value: string): boolean {

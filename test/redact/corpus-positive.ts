@@ -357,6 +357,21 @@ export const POSITIVES: readonly Positive[] = [
   { about: "an unsigned JWT", text: `String tokenWithNoneAlg = "${JWT_UNSIGNED}";`, secrets: [JWT_UNSIGNED.slice(20, 60)], counts: { jwt: 1 } },
   { about: "a JWT encoded again in base64", text: `id_token_b64: ${JWT_BASE64}`, secrets: [JWT_BASE64.slice(0, 60), JWT_BASE64.slice(60)], counts: { jwt: 1 } },
 
+  {
+    about: "a Kubernetes Secret with base64 data, a quoted value and a block scalar",
+    text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: api-secrets\ntype: Opaque\ndata:\n  # base64 of the real values\n  db-url: ${btoa(`postgres://api:${upw("k8s-db")}@db:5432/api`)}\n  extra: "${btoa(alnum("k8s-extra", 18))}"\n  .dockerconfigjson: |\n    ${btoa(`{"auths":{"ghcr.io":{"auth":"${btoa(`ci:${alnum("k8s-docker", 20)}`)}"}}}`)}\nstringData:\n  password: ${alnum("k8s-plain", 8)}\n`,
+    secrets: [btoa(`postgres://api:${upw("k8s-db")}@db:5432/api`), btoa(alnum("k8s-extra", 18)), btoa(`{"auths":{"ghcr.io":{"auth":"${btoa(`ci:${alnum("k8s-docker", 20)}`)}"}}}`).slice(0, 40), alnum("k8s-plain", 8)],
+    counts: { "kubernetes-secret": 4 },
+    format: "yaml",
+  },
+  {
+    about: "a Kubernetes Secret as kubectl prints it in JSON, data before kind",
+    text: `{\n    "apiVersion": "v1",\n    "data": {\n        "token": "${btoa(alnum("k8s-json-token", 40))}",\n        "ca.crt": "${btoa(alnum("k8s-json-ca", 30))}"\n    },\n    "kind": "Secret",\n    "metadata": {"name": "builder-token"}\n}\n`,
+    secrets: [btoa(alnum("k8s-json-token", 40)), btoa(alnum("k8s-json-ca", 30))],
+    counts: { "kubernetes-secret": 2 },
+    format: "json",
+  },
+
   // ---- Secret-named keys, in every syntax
   {
     about: "secret keys in a JSON config",

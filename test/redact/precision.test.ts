@@ -245,3 +245,16 @@ describe("keys named after a service", () => {
   })
 })
 
+describe("Kubernetes manifests", () => {
+  it("leave ConfigMaps, templated or empty Secret data, and references to Secrets", () => {
+    unchanged([
+      "apiVersion: v1\nkind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n  FEATURE_FLAGS: a1b2c3d4e5f6\n",
+      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api\nstringData:\n  password: \"\"\n  token: ${API_TOKEN}\n  key: '{{ .Values.key | b64enc }}'\n",
+      "kind: SealedSecret\nspec:\n  encryptedData:\n    extra: AgBy3i4OJSWK+PiTySYZZA==\n",
+      "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: api-secrets\n        key: db-password\n",
+      "the kind: Secret object holds data: see the docs",
+      "apiVersion: v1\nkind: ConfigMap\ndata:\n  release: a1b2c3d4e5f6\n\napiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n",
+    ])
+  })
+})
+
