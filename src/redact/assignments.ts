@@ -18,7 +18,7 @@ import { isBareProvider, isSecretKey, keyWords, vendorClass } from "./keys.js"
 import { isIdentifier, isPasswordStandIn, isPlaceholder, looksLikeCode, looksLikeSecret, looksRandom } from "./values.js"
 
 // Used only through exec() after setting lastIndex: no state carries between calls.
-const KEY_WORD = /pass|pwd|secret|token|key|cred|auth|bundle_|sonar|sumo|messagebird|cloudflare|sourcegraph|artifactory|jfrog|snyk|heroku|hubspot|finnhub|okta/gi
+const KEY_WORD = /pass|pwd|secret|token|key|cred|auth|bundle_|sonar|sumo|messagebird|cloudflare|sourcegraph|artifactory/gi
 /** `- name: DB_PASSWORD` then `value: ...` (Kubernetes, Compose, ECS task definitions). */
 const NAME_BEFORE = /\b(?:name|key)\\?["']?[ \t]*[:=][ \t]*\\?["']?$/
 const VALUE_AFTER = /\\?["']?[ \t]*(?:,[ \t]*)?(?:(?:\r?\n|\\r?\\n)[ \t]*)?(?:- )?\\?["']?value\\?["']?[ \t]*[:=][ \t]*/y
@@ -175,14 +175,15 @@ function assignmentAt(text: string, start: number, end: number): Assignment | un
   if (c === "=" && c2 !== "=" && c2 !== "~") {
     context = dashes ? "flag" : !quotedKey && (open === "?" || open === "&") && !spaced ? "query" : "equals"
     q += c2 === ">" ? 2 : 1
-  } else if (dashes === 0 && (c === ":" || c === "?" || c === ".") && OPERATOR.test(text)) {
+  } else if (dashes === 0 && (c2 === "=" || (c === ":" && c2 === ":")) && (c === ":" || c === "?" || c === ".") && OPERATOR.test(text)) {
     context = "equals"
     q = OPERATOR.lastIndex
   } else if (c === ":" && c2 !== ":" && c2 !== "/" && dashes === 0) {
     context = "colon"
     q += 1
     TYPED.lastIndex = skipBlanks(text, q)
-    if (TYPED.test(text)) {
+    const t = text[TYPED.lastIndex]
+    if ((t === "s" || t === "S" || t === "[") && TYPED.test(text)) {
       context = "equals"
       q = TYPED.lastIndex
     }
@@ -191,7 +192,7 @@ function assignmentAt(text: string, start: number, end: number): Assignment | un
   } else if (dashes === 0 && quotedKey && c === "," && text[skipBlanksBack(text, start - 2)] === "(") {
     context = "argument"
     q += 1
-  } else if (dashes === 0 && spaced && ((TYPED.lastIndex = q), TYPED.test(text))) {
+  } else if (dashes === 0 && spaced && (c === "s" || c === "S" || c === "[") && ((TYPED.lastIndex = q), TYPED.test(text))) {
     context = "equals"
     q = TYPED.lastIndex
   } else if (dashes === 2 && spaced && c !== "-" && c !== "\n" && c !== "\r" && c !== undefined) {

@@ -15,11 +15,11 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
  * `hubspotKey`, `SONAR_LOGIN`, `SUMO_ACCESS_ID`, `MessageBirdClientID`. Matched in the key with its
  * separators removed, so `MessageBird` and `messagebird` are one name.
  */
-const PROVIDER_KEY = /heroku|hubspot|snyk|sonar|sumo|messagebird|cloudflare|sourcegraph|artifactory|jfrog|finnhub|asana|okta|dropbox|mapbox|pulumi|netlify|vercel|fastly|algolia/
+const PROVIDER_KEY = /heroku|hubspot|snyk|sonar|sumo|messagebird|cloudflare|sourcegraph|artifactory|jfrog|finnhub|asana|okta|dropbox|pulumi|netlify|vercel|fastly|algolia/
 /** Which last words name a credential after a service name, beyond the usual ones. */
 const PROVIDER_LAST: ReadonlySet<string> = new Set(["key", "login", "accessid", "clientid", "id"])
 /** A key that is only a service's name (`cloudflare: ...`): its value must look like a token. */
-const BARE_PROVIDERS: ReadonlySet<string> = new Set(["cloudflare", "sourcegraph", "artifactory", "jfrog", "snyk", "heroku", "hubspot", "finnhub", "okta"])
+const BARE_PROVIDERS: ReadonlySet<string> = new Set(["cloudflare", "sourcegraph", "artifactory"])
 /** Bundler's credentials for a gem server: `BUNDLE_<HOST>` with the host's dots written `__`. */
 const BUNDLER_KEY = /^BUNDLE_[A-Z0-9_]*[A-Z0-9]__[A-Z0-9_]*[A-Z0-9]$/i
 

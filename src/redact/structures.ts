@@ -107,7 +107,7 @@ function lastAt(text: string, from: number, database: boolean): number {
  * and user names (or `*`); the password is the rest of the line, where `\\:` escapes a colon.
  * Found from each `:port:` so that lines without one cost nothing more than that scan.
  */
-const PGPASS_PORT = /:(?:\d{1,5}|\*):/g
+const PGPASS_PORT = /:(?:\d{1,5}|\*):(?=[A-Za-z_*])/g
 const PGPASS_LINE = /[ \t]*[A-Za-z0-9_.*[\]-]{1,253}:(?:\d{1,5}|\*):(?:\*|[A-Za-z_][\w$.-]{0,62}):(?:\*|[A-Za-z_][\w$.@-]{0,62}):((?:\\.|[^\s\\:]){1,256})[ \t]*$/dmy
 
 export function pgpassLines(edits: Edits): void {
