@@ -5,22 +5,29 @@
 //   .env, shell, INI   API_KEY=..., export TOKEN=..., spring.datasource.password=...
 //   CLI flags          --password=..., --token ..., -Djavax.net.ssl.keyStorePassword=...
 //   URL queries        ?access_token=...&api_key=...
+//   Make, Go, PHP      TOKEN ::= ..., token := ..., var token string = ..., $token .= ...
+//   XML                <apiToken>...</apiToken>, <add key="Password" value="..." />
+//   call arguments     System.setProperty("API_TOKEN", "..."), getenv("api_token", "...")
 //
 // One case-insensitive scan finds the key words; each hit is widened to its whole key, which
 // keys.ts accepts or rejects by its words, and only then is the text after it parsed. Only the
 // value is replaced, inside its quotes, so JSON and YAML still parse. How sure the context is
 // decides how random the value must look (values.ts).
 import { insideMarker, type Edits } from "./marker.js"
-import { isSecretKey, keyWords, vendorClass } from "./keys.js"
-import { isIdentifier, isPlaceholder, looksLikeSecret, looksRandom } from "./values.js"
+import { isBareProvider, isSecretKey, keyWords, vendorClass } from "./keys.js"
+import { isIdentifier, isPasswordStandIn, isPlaceholder, looksLikeCode, looksLikeSecret, looksRandom } from "./values.js"
 
 // Used only through exec() after setting lastIndex: no state carries between calls.
-const KEY_WORD = /pass|pwd|secret|token|key|credential|auth/gi
+const KEY_WORD = /pass|pwd|secret|token|key|cred|auth|bundle_|sonar|sumo|messagebird|cloudflare|sourcegraph|artifactory/gi
 /** `- name: DB_PASSWORD` then `value: ...` (Kubernetes, Compose, ECS task definitions). */
-const NAME_BEFORE = /\bname\\?["']?[ \t]*[:=][ \t]*\\?["']?$/
-const VALUE_AFTER = /\\?["']?[ \t]*(?:,[ \t]*)?(?:(?:\r?\n|\\r?\\n)[ \t]*)?(?:- )?\\?["']?value\\?["']?[ \t]*:[ \t]*/y
+const NAME_BEFORE = /\b(?:name|key)\\?["']?[ \t]*[:=][ \t]*\\?["']?$/
+const VALUE_AFTER = /\\?["']?[ \t]*(?:,[ \t]*)?(?:(?:\r?\n|\\r?\\n)[ \t]*)?(?:- )?\\?["']?value\\?["']?[ \t]*[:=][ \t]*/y
+/** A type between a key and its `=`: `var token string = "..."` (Go), `token: string = "..."` (TypeScript). */
+const TYPED = /(?:string|String|str|\[\]byte)[ \t]*=(?!=)[ \t]*/y
+/** Assignment operators besides `=`: Make's `::=`, `:::=`, `?=`, `:=` (also Go's), PHP's `.=`. */
+const OPERATOR = /(?::{1,3}|\?|\.)=(?!=)/y
 
-type Context = "flag" | "query" | "equals" | "colon" | "named"
+type Context = "flag" | "query" | "equals" | "colon" | "named" | "element" | "argument"
 
 interface Assignment {
   context: Context
@@ -60,17 +67,48 @@ export function assignments(edits: Edits): void {
     let words = judged.get(key)
     if (words === undefined) {
       const cut = keyWords(key)
-      judged.set(key, (words = isSecretKey(cut) ? cut : null))
+      judged.set(key, (words = isSecretKey(cut, key) ? cut : null))
     }
     if (!words) continue
-    const value = readValue(text, found.valueAt, context === "query")
+    let value = context === "element" ? readElement(text, found.valueAt, keyStart, end) : readValue(text, found.valueAt, context === "query")
+    if (context === "argument" && !value?.quoted) continue
     if (!value || value.start < edits.position || insideMarker(text, keyStart)) continue
-    const name = decide(found, words, value, text)
+    let name: string | undefined
+    if ((context === "equals" || context === "query") && PASSWORD_WORDS.has(words[words.length - 1]!) && inConnectionString(text, keyStart, value.end)) {
+      value = value.quoted ? value : toSemicolon(text, value)
+      name = isPasswordStandIn(value.text) ? undefined : "database-password"
+    } else name = decide(found, words, value, text)
     if (name) {
       edits.replace(value.start, value.end, name)
       KEY_WORD.lastIndex = value.end
     }
   }
+}
+
+const PASSWORD_WORDS: ReadonlySet<string> = new Set(["password", "passwd", "pwd", "pass"])
+/** Other keys of a connection string: libpq `host=... dbname=...`, ADO.NET `Server=...;Database=...`, JDBC `?user=...&password=...`. */
+const CONNECTION_KEY = /(?:^|[\s;?&"'])(?:host|hostaddr|port|dbname|database|databasename|user|username|user id|uid|server|data source|initial catalog|sslmode)[ \t]*=/i
+const LINE_REACH = 300
+
+/**
+ * The password key stands in a connection string, where any literal is a password (`password=postgres`
+ * too): another connection key precedes or follows it on its line.
+ */
+function inConnectionString(text: string, keyStart: number, valueEnd: number): boolean {
+  const before = Math.max(text.lastIndexOf("\n", keyStart) + 1, keyStart - LINE_REACH)
+  let after = text.indexOf("\n", valueEnd)
+  if (after < 0 || after > valueEnd + LINE_REACH) after = Math.min(text.length, valueEnd + LINE_REACH)
+  return CONNECTION_KEY.test(text.slice(before, keyStart)) || CONNECTION_KEY.test(text.slice(valueEnd, after))
+}
+
+/** ADO.NET passwords run to the `;` (`Password=my pass word;`), unless another `key=` comes first. */
+function toSemicolon(text: string, value: Value): Value {
+  if (text[value.end] !== " ") return value
+  const semicolon = text.indexOf(";", value.end)
+  if (semicolon < 0 || semicolon - value.end > 128) return value
+  const rest = text.slice(value.end, semicolon)
+  if (/[=\n"']/.test(rest)) return value
+  return { ...value, end: semicolon, text: text.slice(value.start, semicolon) }
 }
 
 /** The class to replace the value with, or undefined to leave it. */
@@ -81,6 +119,8 @@ function decide(found: Assignment, words: readonly string[], value: Value, text:
   const name = vendorClass(words, value.text, fallback)
   // Key and value both fit a service: nothing else to weigh.
   if (name !== fallback) return name
+  // A service's bare name (`cloudflare: ...`) also names settings and versions: only a token counts.
+  if (isBareProvider(words)) return /^[A-Za-z0-9_-]{20,}$/.test(value.text) && looksRandom(value.text) ? name : undefined
   // "auth" alone also names modes and schemes (`auth: oauth2`); only a long random value counts.
   if (words[words.length - 1] === "auth" && !(value.text.length >= 12 && looksRandom(value.text))) return undefined
   return accepts(found, value, text) ? name : undefined
@@ -91,8 +131,12 @@ function accepts({ context, keyStart, quotedKey }: Assignment, value: Value, tex
   switch (context) {
     case "flag":
     case "query":
-    case "named":
+    case "element":
+    case "argument":
       return looksLikeSecret(v)
+    case "named":
+      // `name: DB_PASSWORD` then `value: ...`: the value is never a type or a label there.
+      return looksLikeSecret(v) || (v.length >= 12 && !/\s/.test(v) && !isPlaceholder(v) && !looksLikeCode(v))
     case "equals": {
       if (value.quoted || !spacedBefore(text, value.start)) return looksLikeSecret(v)
       // `token = something` in code: a bare word there is a variable unless it ends an INI-style line.
@@ -127,12 +171,30 @@ function assignmentAt(text: string, start: number, end: number): Assignment | un
   const c2 = text[q + 1]
 
   let context: Context
-  if ((c === "=" && c2 !== "=" && c2 !== "~") || ((c === ":" || c === "?") && c2 === "=")) {
+  OPERATOR.lastIndex = q
+  if (c === "=" && c2 !== "=" && c2 !== "~") {
     context = dashes ? "flag" : !quotedKey && (open === "?" || open === "&") && !spaced ? "query" : "equals"
-    q += c === "=" ? (c2 === ">" ? 2 : 1) : 2
+    q += c2 === ">" ? 2 : 1
+  } else if (dashes === 0 && (c2 === "=" || (c === ":" && c2 === ":")) && (c === ":" || c === "?" || c === ".") && OPERATOR.test(text)) {
+    context = "equals"
+    q = OPERATOR.lastIndex
   } else if (c === ":" && c2 !== ":" && c2 !== "/" && dashes === 0) {
     context = "colon"
     q += 1
+    TYPED.lastIndex = skipBlanks(text, q)
+    const t = text[TYPED.lastIndex]
+    if ((t === "s" || t === "S" || t === "[") && TYPED.test(text)) {
+      context = "equals"
+      q = TYPED.lastIndex
+    }
+  } else if (dashes === 0 && open === "<" && c === ">" && !spaced) {
+    return { context: "element", valueAt: skipSpace(text, q + 1), keyStart, quotedKey }
+  } else if (dashes === 0 && quotedKey && c === "," && text[skipBlanksBack(text, start - 2)] === "(") {
+    context = "argument"
+    q += 1
+  } else if (dashes === 0 && spaced && (c === "s" || c === "S" || c === "[") && ((TYPED.lastIndex = q), TYPED.test(text))) {
+    context = "equals"
+    q = TYPED.lastIndex
   } else if (dashes === 2 && spaced && c !== "-" && c !== "\n" && c !== "\r" && c !== undefined) {
     context = "flag"
   } else if (dashes === 0 && followsSeparator(text, start) && NAME_BEFORE.test(text.slice(Math.max(0, start - 24), start))) {
@@ -171,11 +233,35 @@ function readValue(text: string, at: number, inQuery: boolean): Value | undefine
   return end > at ? { start: at, end, text: text.slice(at, end), quoted: false } : undefined
 }
 
+/** The text of `<key>value</key>`, blanks and line breaks around it left out; only when the element closes right after. */
+function readElement(text: string, at: number, keyStart: number, keyEnd: number): Value | undefined {
+  let end = at
+  const limit = Math.min(text.length, at + 4096)
+  while (end < limit && text[end] !== "<" && text[end] !== "\n" && text[end] !== "\r") end++
+  const close = skipSpace(text, end)
+  if (!text.startsWith(`</${text.slice(keyStart, keyEnd)}>`, close)) return undefined
+  while (end > at && (text[end - 1] === " " || text[end - 1] === "\t")) end--
+  return end > at ? { start: at, end, text: text.slice(at, end), quoted: true } : undefined
+}
+
 /** Cheap check before NAME_BEFORE: the key is itself a value, after a `:` or `=` (and a quote). */
 function followsSeparator(text: string, start: number): boolean {
   let i = start - 1
   while (i >= 0 && (text[i] === '"' || text[i] === "'" || text[i] === "\\" || text[i] === " " || text[i] === "\t")) i--
   return text[i] === ":" || text[i] === "="
+}
+
+/** Blanks and line breaks: an XML element's value may sit on its own line. */
+function skipSpace(text: string, at: number): number {
+  const limit = at + 256
+  while (at < limit && (text[at] === " " || text[at] === "\t" || text[at] === "\n" || text[at] === "\r")) at++
+  return at
+}
+
+/** The last index at or before `at` that is not a blank. */
+function skipBlanksBack(text: string, at: number): number {
+  while (at >= 0 && (text[at] === " " || text[at] === "\t")) at--
+  return at
 }
 
 function skipBlanks(text: string, at: number): number {

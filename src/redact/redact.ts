@@ -3,16 +3,18 @@
 // secret with a marker of its class and counts what it replaced, never keeping the secret itself.
 //
 // Passes, in order, each one scan of the text (or none, when a cheap check rules it out):
-//   1. private key blocks (their bodies must not feed later rules)
+//   1. private key blocks (their bodies must not feed later rules), then the data of Kubernetes Secrets
 //   2. prefixed token formats: one scan for every prefix at once, then the rule at each hit
 //   3. token formats without a prefix, each only when its literal hint occurs
 //   4. passwords in URLs, Authorization headers, bare bearer tokens, cookies, CLI passwords
 //   5. values of secret-named keys (JSON, YAML, .env, shell, flags, URL queries)
 // A later pass never touches a marker an earlier one wrote, so redact(redact(x)) is redact(x).
 import { assignments } from "./assignments.js"
+import { kubernetesSecrets } from "./manifests.js"
 import { Edits } from "./marker.js"
 import { PREFIX_RULES, SCAN_RULES, type PrefixRule, type ScanRule } from "./rules.js"
-import { authorizationHeaders, bearerTokens, cliPasswords, cookieHeaders, privateKeys, urlCredentials } from "./structures.js"
+import { placeholderRun } from "./values.js"
+import { authorizationHeaders, bearerTokens, cliPasswords, cookieHeaders, pgpassLines, privateKeys, urlCredentials } from "./structures.js"
 
 export interface Redaction {
   text: string
@@ -30,15 +32,15 @@ const ANCHOR = new RegExp(`\\b(?:${PREFIXES.map(escape).join("|")})`, "g")
 const CANDIDATES: ReadonlyMap<string, readonly PrefixRule[]> = new Map(
   PREFIXES.map((prefix) => [prefix, PREFIX_RULES.filter((rule) => rule.prefixes.some((own) => prefix.startsWith(own)))]),
 )
-/** A random part that repeats one character six times is a placeholder (`ghp_xxxxxx...`). */
-const SAME_CHAR_RUN = /(.)\1{5}/
 
 const PASSES: ReadonlyArray<(edits: Edits) => void> = Object.freeze([
   privateKeys,
+  kubernetesSecrets,
   prefixedTokens,
   // One pass per rule: each scan finds its own matches in order.
   ...SCAN_RULES.map((rule) => (edits: Edits) => scanned(rule, edits)),
   urlCredentials,
+  pgpassLines,
   authorizationHeaders,
   bearerTokens,
   cookieHeaders,
@@ -86,7 +88,9 @@ function prefixedTokens(edits: Edits): void {
       if (!match) continue
       const [start, end] = rule.group ? match.indices![rule.group]! : [at, at + match[0].length]
       const secret = text.slice(start, end)
-      if (SAME_CHAR_RUN.test(secret) || (rule.validate && !rule.validate(secret, text, at))) continue
+      // The literal prefix is the format, not part of the random text (`AAAAAAAAAAAAAAAAAAAAA` of Twitter's tokens).
+      const random = start === at ? secret.slice(hit[0].length) : secret
+      if (placeholderRun(random) || (rule.validate && !rule.validate(secret, text, at))) continue
       edits.replace(start, end, rule.name)
       ANCHOR.lastIndex = at + match[0].length
       break
@@ -99,7 +103,7 @@ function scanned(rule: ScanRule, edits: Edits): void {
   if (rule.hint !== undefined && !text.includes(rule.hint)) return
   rule.pattern.lastIndex = 0
   for (let match = rule.pattern.exec(text); match; match = rule.pattern.exec(text)) {
-    if (SAME_CHAR_RUN.test(match[0]) || (rule.validate && !rule.validate(match[0]))) continue
+    if (placeholderRun(match[0]) || (rule.validate && !rule.validate(match[0]))) continue
     edits.replace(match.index, match.index + match[0].length, rule.name)
   }
 }

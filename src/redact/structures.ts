@@ -2,7 +2,7 @@
 // passwords in URLs, credentials in HTTP headers, and passwords given to a few command-line
 // tools. Each function is one pass over the text that records its replacements in `edits`.
 import { Edits, holdsMarker } from "./marker.js"
-import { isPlaceholder, looksRandom } from "./values.js"
+import { isPasswordStandIn, isPlaceholder, looksRandom } from "./values.js"
 
 // These patterns are module constants used only through exec() after setting lastIndex, so no
 // state carries from one call to the next.
@@ -48,12 +48,19 @@ const DATABASE_SCHEMES: ReadonlySet<string> = new Set([
   "snowflake", "memcached", "nats", "kafka",
 ])
 /**
- * scheme://user:password@host. The password runs to the last `@` of the authority (an unescaped
- * `@` inside a password is common); the user may be empty (`redis://:password@host`). Found from
- * each `://`: a pattern starting at the scheme would be tried at every word of the text.
+ * scheme://user:password@host. People paste passwords without percent-encoding them, so the
+ * password runs from the user's `:` to the LAST `@` before the host, and may hold `@ # % ! * &`;
+ * in database and broker URLs also `/ ? ` and spaces, which in a web URL would already be its
+ * path, query or the next word. The user may be empty (`redis://:password@host`). Found from each
+ * `://`: a pattern starting at the scheme would be tried at every word of the text.
  */
-const AFTER_SCHEME = /([^\s:/?#@"'<>\\[\]]*):([^\s/?#"'<>\\]+)@(?=[A-Za-z0-9[_-])/dy
+const USER_PART = /[^\s:/?#@"'<>\\[\]]*:/y
 const SCHEME_CHAR = /[A-Za-z0-9+.-]/
+const HOST_START = /[A-Za-z0-9[_%-]/
+/** The authority is searched this far for its last `@`. */
+const AUTHORITY_MAX = 256
+/** `host:5432/db?x=a@b`: what follows the `:` is a port, not a password. */
+const PORT = /^\d{1,5}(?:[\s/?#]|$)/
 
 export function urlCredentials(edits: Edits): void {
   const text = edits.text
@@ -61,22 +68,69 @@ export function urlCredentials(edits: Edits): void {
     let start = at
     while (start > 0 && at - start < 32 && SCHEME_CHAR.test(text[start - 1]!)) start--
     if (!/[A-Za-z]/.test(text[start] ?? "")) continue
-    AFTER_SCHEME.lastIndex = at + 3
-    const match = AFTER_SCHEME.exec(text)
-    if (!match) continue
-    const password = match[2]!
-    if (isPlaceholder(password) || /^\d{1,5}$/.test(password)) continue
-    const [from, to] = match.indices![2]!
+    USER_PART.lastIndex = at + 3
+    if (!USER_PART.exec(text)) continue
+    const from = USER_PART.lastIndex
     if (from < edits.position) continue
-    const scheme = text.slice(start, at).toLowerCase()
-    edits.replace(from, to, DATABASE_SCHEMES.has(scheme) ? "database-url" : "url-password")
+    const scheme = text.slice(start, at).toLowerCase().replace(/^jdbc:/, "")
+    const database = DATABASE_SCHEMES.has(scheme)
+    const to = lastAt(text, from, database)
+    if (to <= from) continue
+    const password = text.slice(from, to)
+    if (PORT.test(password) || /^[ \t]/.test(password) || isPasswordStandIn(password)) continue
+    edits.replace(from, to, database ? "database-url" : "url-password")
+  }
+}
+
+/** Where the password that starts at `from` ends: the last `@` of the authority that a host follows; -1 if none. */
+function lastAt(text: string, from: number, database: boolean): number {
+  let found = -1
+  const limit = Math.min(text.length, from + AUTHORITY_MAX)
+  for (let i = from; i < limit; i++) {
+    const c = text[i]!
+    if (c === "@") {
+      if (HOST_START.test(text[i + 1] ?? "")) found = i
+      continue
+    }
+    if (c === "\n" || c === "\r" || c === '"' || c === "'" || c === "`" || c === "<" || c === ">" || c === "\\") break
+    // Once a host has followed an `@`, a blank or a path ends the authority.
+    if (c === " " || c === "\t" || c === "/" || c === "?") {
+      if (!database || found >= 0) break
+    }
+  }
+  return found
+}
+
+
+/**
+ * A `.pgpass` line: `host:port:database:user:password`, the port a number or `*`, the database
+ * and user names (or `*`); the password is the rest of the line, where `\\:` escapes a colon.
+ * Found from each `:port:` so that lines without one cost nothing more than that scan.
+ */
+const PGPASS_PORT = /:(?:\d{1,5}|\*):(?=[A-Za-z_*])/g
+const PGPASS_LINE = /[ \t]*[A-Za-z0-9_.*[\]-]{1,253}:(?:\d{1,5}|\*):(?:\*|[A-Za-z_][\w$.-]{0,62}):(?:\*|[A-Za-z_][\w$.@-]{0,62}):((?:\\.|[^\s\\:]){1,256})[ \t]*$/dmy
+
+export function pgpassLines(edits: Edits): void {
+  const text = edits.text
+  PGPASS_PORT.lastIndex = 0
+  for (let hit = PGPASS_PORT.exec(text); hit; hit = PGPASS_PORT.exec(text)) {
+    const lineStart = text.lastIndexOf("\n", hit.index) + 1
+    PGPASS_LINE.lastIndex = lineStart
+    const match = lineStart >= edits.position ? PGPASS_LINE.exec(text) : null
+    if (match) {
+      const [start, end] = match.indices![1]!
+      if (!isPasswordStandIn(match[1]!)) edits.replace(start, end, "database-password")
+    }
+    const lineEnd = text.indexOf("\n", hit.index)
+    if (lineEnd < 0) break
+    PGPASS_PORT.lastIndex = lineEnd
   }
 }
 
 /** `Authorization: Bearer x`, also as a JSON or Python header entry, escaped or not. */
 // Blanks are matched by one quantifier at each place: two adjacent ones could split a long run of
 // spaces in quadratically many ways before failing.
-const AUTHORIZATION = /\b(?:Proxy-)?Authorization\\?["']?[ \t]*[:=][ \t]*(?:\\?["'][ \t]*)?(?:(Bearer|Basic|Token|Bot)[ \t]+)?([A-Za-z0-9._~+/=-]{8,4096})/dgi
+const AUTHORIZATION = /\b(?:Proxy-)?Authorization\\?["']?[ \t]*[:=][ \t]*(?:\\?["'][ \t]*)?(?:(Bearer|Basic|Token|Bot|Api-?Token|Api-?Key|Key|OAuth|SSWS)[ \t]+)?([A-Za-z0-9._~+/=-]{8,4096})/dgi
 const BEARER = /\bBearer[ \t]+([A-Za-z0-9._~+/-]{16,4096}=*)/dg
 
 export function authorizationHeaders(edits: Edits): void {
@@ -133,10 +187,10 @@ export function cookieHeaders(edits: Edits): void {
 /**
  * Passwords some tools take in their own flag forms: `curl -u user:password`, `mysql -ppassword`,
  * `sshpass -p password`, `docker login -p password`. Other tools' `--password x` flags are secret
- * assignments (assignments.ts).
+ * assignments (assignments.ts). A command may go on over `\\` line continuations.
  */
-const CLI_LINE = /\b(curl|mysql|mysqldump|mysqladmin|mariadb|sshpass|docker login)\b[^\n]*/g
-const CURL_USER = /(?:^|\s)(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?[^\s:"']*:([^\s"']+)/dg
+const CLI_LINE = /\b(curl|mysql|mysqldump|mysqladmin|mariadb|sshpass|docker login)\b(?:[^\n\\]|\\[^])*/g
+const CURL_USER = /(?:^|\s)(?:-u|--user|--proxy-user)(?:[ \t]+|=)((?:"[^"\n]*"|'[^'\n]*'|[^\s"'])+)/dg
 const MYSQL_PASSWORD = /\s-p([^\s"']+)/dg
 const SPACED_P = /\s-p[ \t]+["']?([^\s"']+)/dg
 
@@ -146,7 +200,11 @@ export function cliPasswords(edits: Edits): void {
   CLI_LINE.lastIndex = 0
   for (let line = CLI_LINE.exec(text); line; line = CLI_LINE.exec(text)) {
     const tool = line[1]!
-    const pattern = tool === "sshpass" || tool === "docker login" ? SPACED_P : tool.startsWith("m") ? MYSQL_PASSWORD : CURL_USER
+    if (tool === "curl") {
+      curlUsers(edits, line[0], line.index)
+      continue
+    }
+    const pattern = tool === "sshpass" || tool === "docker login" ? SPACED_P : MYSQL_PASSWORD
     pattern.lastIndex = 0
     for (let match = pattern.exec(line[0]); match; match = pattern.exec(line[0])) {
       const password = match[1]!
@@ -156,4 +214,42 @@ export function cliPasswords(edits: Edits): void {
       edits.replace(line.index + start, line.index + end, "secret-flag")
     }
   }
+}
+
+/**
+ * `curl -u user:password`, each part quoted or not (`"user":"pass"`, `'user:pass'`, `user:'pass'`).
+ * With nothing after the colon the user is an API key (`-u sk_live_...:`), redacted when it looks random.
+ */
+function curlUsers(edits: Edits, line: string, offset: number): void {
+  CURL_USER.lastIndex = 0
+  for (let match = CURL_USER.exec(line); match; match = CURL_USER.exec(line)) {
+    const [tokenStart, tokenEnd] = match.indices![1]!
+    const token = match[1]!
+    if (token.startsWith("<") || holdsMarker(token)) continue
+    const colon = token.indexOf(":")
+    const plain = token.replace(/["']/g, "")
+    const cut = plain.indexOf(":")
+    const user = cut < 0 ? plain : plain.slice(0, cut)
+    const password = cut < 0 ? "" : plain.slice(cut + 1)
+    let start: number
+    let end = tokenEnd
+    if (password) {
+      if (isPasswordStandIn(password) || password === user || /^(.)\1*$/.test(password)) continue
+      // A user that is itself a key (an OAuth client id, an API key id) goes with its secret.
+      start = keyLike(user) ? tokenStart : tokenStart + colon + 1
+      if (line[start] === '"' || line[start] === "'") start++
+      if (line[end - 1] === '"' || line[end - 1] === "'") end--
+    } else {
+      if (cut < 0 || !keyLike(user)) continue
+      start = tokenStart + (token[0] === '"' || token[0] === "'" ? 1 : 0)
+      end = tokenStart + colon
+    }
+    if (offset + start < edits.position || end <= start) continue
+    edits.replace(offset + start, offset + end, "secret-flag")
+  }
+}
+
+/** A user name that is really a key: long, letters and digits mixed, not an email address. */
+function keyLike(user: string): boolean {
+  return user.length >= 12 && !user.includes("@") && looksRandom(user.replace(/^\{(.*)\}$/, "$1"))
 }

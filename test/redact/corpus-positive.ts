@@ -108,6 +108,43 @@ const pw = (label: string) => `${alnum(label, 10)}#${f(`${label}-d`, DIGITS, 3)}
 /** The same for URLs, where `#` would start the fragment. */
 const upw = (label: string) => `${alnum(label, 10)}-${f(`${label}-d`, DIGITS, 3)}`
 
+
+// Services added for issue 10: made-up values in each format.
+const ALIBABA = `LTAI${alnum("alibaba", 20)}`
+const BEDROCK = `ABSKQmVkcm9ja0FQSUtleS1${f("bedrock", BASE64, 108)}=`
+const CF_ORIGIN = `v1.0-${hex("cf-origin-a", 24)}-${hex("cf-origin-b", 146)}`
+const FLY = `fm2_lJPE${f("fly", BASE64, 180)}==`
+const FLY_ORG = `fo1_${f("fly-org", URLSAFE, 43)}`
+const OPENSHIFT = `sha256~${f("openshift", URLSAFE, 43)}`
+const OP_SECRET = `A3-${f("op-a", UPPER + DIGITS, 6)}-${f("op-b", UPPER + DIGITS, 6)}-${f("op-c", UPPER + DIGITS, 5)}-${f("op-d", UPPER + DIGITS, 5)}-${f("op-e", UPPER + DIGITS, 5)}-${f("op-f", UPPER + DIGITS, 5)}`
+const OP_SERVICE = `ops_eyJzaWduSW5BZGRyZXNzIjoibXkuMXBhc3N3b3JkLmNvbSIs${f("op-service", URLSAFE, 240)}`
+const ARTIFACTORY = `AKCp${alnum("artifactory", 69)}`
+const HARNESS = `pat.${f("harness-a", URLSAFE, 22)}.${alnum("harness-b", 24)}.${alnum("harness-c", 20)}`
+const INFRACOST = `ico-${alnum("infracost", 32)}`
+const README = `rdme_${f("readme", LOWER + DIGITS, 70)}`
+const SETTLEMINT = `sm_pat_${alnum("settlemint", 16)}`
+const SONAR = `sqp_${hex("sonar", 40)}`
+const SOURCEGRAPH = `sgp_${hex("sg-a", 16)}_${hex("sg-b", 40)}`
+const NR_BROWSER = `NRJS-${hex("nrjs", 19)}`
+const TEAMS = `${hex("teams-a", 8)}-${hex("teams-b", 4)}-4${hex("teams-c", 3)}-a${hex("teams-d", 3)}-${hex("teams-e", 12)}@${hex("teams-f", 8)}-${hex("teams-g", 4)}-4${hex("teams-h", 3)}-a${hex("teams-i", 3)}-${hex("teams-j", 12)}/IncomingWebhook/${hex("teams-k", 32)}/${hex("teams-l", 8)}-${hex("teams-m", 4)}-4${hex("teams-n", 3)}-a${hex("teams-o", 3)}-${hex("teams-p", 12)}`
+const EASYPOST = `EZAK${alnum("easypost", 54)}`
+const FB_PAGE = `EAAG${alnum("fb-page", 160)}`
+const FB_APP = `${f("fb-app-id", DIGITS, 15)}|${alnum("fb-app-secret", 27)}`
+const PLAID = `access-sandbox-${hex("plaid-a", 8)}-${hex("plaid-b", 4)}-${hex("plaid-c", 4)}-${hex("plaid-d", 4)}-${hex("plaid-e", 12)}`
+const ADOBE = `p8e-${alnum("adobe", 32)}`
+const INTRA42 = `s-s4t2ud-${hex("intra42", 64)}`
+const TWITTER_BEARER = `${"A".repeat(22)}${alnum("twitter", 90)}`
+const JWT_UNSIGNED = `eyJhbGciOiJub25lIn0.eyJzdWIiOiJ${f("jwt-none", URLSAFE, 30)}fQ.`
+const JWT_BASE64 = btoa(JWT).replace(/=+$/, "")
+
+/** Passwords as people paste them into URLs, without percent-encoding. */
+const RAW_PW = `${alnum("raw-a", 6)}#${alnum("raw-b", 4)}%!*&@${alnum("raw-c", 5)}`
+const SLASHED_PW = `${alnum("slash-a", 6)}/${alnum("slash-b", 3)}? ${alnum("slash-c", 7)}`
+const LOWER_PW = `${f("lower-a", LOWER, 7)} ${f("lower-b", LOWER, 6)}`
+const WORDS_PW = f("words-pw", LOWER, 9)
+const PGPASS_ESCAPED = `${alnum("pgpass-2a", 8)}\\:${alnum("pgpass-2b", 8)}`
+const CURL_ID = `{${hex("curl-uuid-a", 8)}-${hex("curl-uuid-b", 4)}-4${hex("curl-uuid-c", 3)}-a${hex("curl-uuid-d", 3)}-${hex("curl-uuid-e", 12)}}`
+
 export const POSITIVES: readonly Positive[] = [
   // ---- Cloud providers
   { about: "an AWS access key id in a credentials file", text: `[default]\naws_access_key_id = ${AWS_ID}\nregion = eu-west-1\n`, secrets: [AWS_ID], counts: { "aws-access-key": 1 } },
@@ -264,6 +301,26 @@ export const POSITIVES: readonly Positive[] = [
   { about: "a MySQL URL in YAML", text: `datasource:\n  url: mysql://root:${upw("mysql")}@localhost:3306/shop\n`, secrets: [upw("mysql")], counts: { "database-url": 1 }, format: "yaml" },
   { about: "an AMQP URL", text: `amqp://worker:${upw("amqp")}@rabbit.internal:5672/%2f`, secrets: [upw("amqp")], counts: { "database-url": 1 } },
   { about: "a JDBC URL with a password containing @", text: `jdbc:postgresql://etl:p@ss${f("jdbc", DIGITS, 4)}word@warehouse:5432/dw`, secrets: [`p@ss${f("jdbc", DIGITS, 4)}word`], counts: { "database-url": 1 } },
+  {
+    about: "a Postgres URL whose password was not percent-encoded",
+    text: `DATABASE_URL=postgresql://app:${RAW_PW}@db.internal:5432/app?sslmode=require`,
+    secrets: [RAW_PW, RAW_PW.slice(0, 6), RAW_PW.slice(-5)],
+    counts: { "database-url": 1 },
+  },
+  { about: "a MySQL URL with a slash, a question mark and a space in the password", text: `mysql://root:${SLASHED_PW}@127.0.0.1:3306/shop`, secrets: [SLASHED_PW.split(" ")[0]!, SLASHED_PW.split(" ")[1]!], counts: { "database-url": 1 } },
+  { about: "a MongoDB URL with several hosts and an @ in the password", text: `mongodb://ops:${upw("mongo-at")}@x@mongo-1:27017,mongo-2:27017/admin?replicaSet=rs0`, secrets: [upw("mongo-at")], counts: { "database-url": 1 } },
+  { about: "an AMQP URL with a # in the password", text: `CELERY_BROKER_URL="amqps://celery:${pw("amqp-hash")}@mq.internal:5671/jobs"`, secrets: [pw("amqp-hash")], counts: { "database-url": 1 } },
+  { about: "a libpq key=value connection string", text: `psql "host=db.internal port=5432 dbname=app user=app password=${alnum("libpq", 12)} sslmode=require"`, secrets: [alnum("libpq", 12)], counts: { "database-password": 1 } },
+  { about: "a libpq connection string with a quoted password holding a space", text: `conn = psycopg.connect("host=db dbname=app user=etl password='${LOWER_PW}'")`, secrets: [LOWER_PW.split(" ")[0]!, LOWER_PW.split(" ")[1]!], counts: { "database-password": 1 } },
+  { about: "a password of plain words in a connection string", text: `Server=sql01;Database=crm;User Id=sa;Password=${WORDS_PW};`, secrets: [WORDS_PW], counts: { "database-password": 1 } },
+  { about: "a JDBC URL with the password in its query", text: `spring.datasource.url=jdbc:mysql://db:3306/shop?user=shop&password=${alnum("jdbc-q", 14)}&useSSL=true`, secrets: [alnum("jdbc-q", 14)], counts: { "database-password": 1 } },
+  { about: "a JDBC SQL Server URL with semicolon properties", text: `jdbc:sqlserver://sql01:1433;databaseName=crm;user=sa;password=${alnum("jdbc-semi", 14)};encrypt=true`, secrets: [alnum("jdbc-semi", 14)], counts: { "database-password": 1 } },
+  {
+    about: "a .pgpass file",
+    text: `$ cat ~/.pgpass\ndb.internal:5432:app:app:${alnum("pgpass-1", 16)}\n*:*:*:replicator:${PGPASS_ESCAPED}\n`,
+    secrets: [alnum("pgpass-1", 16), PGPASS_ESCAPED.split("\\:")[0]!, PGPASS_ESCAPED.split("\\:")[1]!],
+    counts: { "database-password": 2 },
+  },
   { about: "credentials in an HTTPS URL", text: `pip install --index-url https://deploy:${upw("pip")}@pypi.acme.dev/simple acme-tools`, secrets: [upw("pip")], counts: { "url-password": 1 } },
   { about: "an Authorization header with a bearer token", text: `> GET /v1/orders HTTP/1.1\n> Authorization: Bearer ${BEARER}\n> Accept: */*`, secrets: [BEARER], counts: { "authorization-header": 1 } },
   { about: "an Authorization header with basic credentials", text: `authorization: Basic ${BASIC}`, secrets: [BASIC], counts: { "authorization-header": 1 } },
@@ -271,6 +328,49 @@ export const POSITIVES: readonly Positive[] = [
   { about: "a bearer token outside a header", text: `{"auth": {"type": "http", "value": "Bearer ${OPAQUE}"}}`, secrets: [OPAQUE], counts: { "bearer-token": 1 }, format: "json" },
   { about: "a session cookie", text: `curl -H "Cookie: sessionid=${SESSION_COOKIE}; theme=dark" https://app.acme.dev/api/me`, secrets: [SESSION_COOKIE], counts: { cookie: 1 } },
   { about: "a Set-Cookie header", text: `< Set-Cookie: __Host-session=${SESSION_COOKIE}; Path=/; Secure; HttpOnly; SameSite=Lax`, secrets: [SESSION_COOKIE], counts: { cookie: 1 } },
+
+  // ---- More services and formats
+  { about: "an Alibaba Cloud access key id", text: `ALIBABA_CLOUD_ACCESS_KEY_ID=${ALIBABA}`, secrets: [ALIBABA], counts: { "alibaba-access-key-id": 1 } },
+  { about: "an Amazon Bedrock API key", text: `export AWS_BEARER_TOKEN_BEDROCK=${BEDROCK}`, secrets: [BEDROCK.slice(22, 80), BEDROCK.slice(80)], counts: { "aws-bedrock-key": 1 } },
+  { about: "a Cloudflare Origin CA key", text: `CLOUDFLARE_ORIGIN_CA: ${CF_ORIGIN}`, secrets: [CF_ORIGIN.slice(5, 60), CF_ORIGIN.slice(60)], counts: { "cloudflare-origin-ca-key": 1 } },
+  { about: "Fly.io macaroon and org tokens", text: `FLY_API_TOKEN: FlyV1 ${FLY}\nflyctl auth token: ${FLY_ORG}`, secrets: [FLY.slice(4, 60), FLY.slice(60), FLY_ORG], counts: { "flyio-token": 2 } },
+  { about: "an OpenShift user token", text: `oc login --token=${OPENSHIFT} --server=https://api.acme.dev:6443`, secrets: [OPENSHIFT.slice(7)], counts: { "openshift-token": 1 } },
+  { about: "a 1Password secret key in an emergency kit", text: `Secret Key\n${OP_SECRET}\n`, secrets: [OP_SECRET.slice(3)], counts: { "onepassword-secret-key": 1 } },
+  { about: "a 1Password service account token", text: `"sourceContent": "${OP_SERVICE}"`, secrets: [OP_SERVICE.slice(7, 60), OP_SERVICE.slice(60)], counts: { "onepassword-service-account-token": 1 } },
+  { about: "an Artifactory API key in a Go assignment", text: `artifactoryApiKey := "${ARTIFACTORY}"`, secrets: [ARTIFACTORY], counts: { "artifactory-token": 1 } },
+  { about: "a Harness personal access token", text: `harness login --api-key ${HARNESS}`, secrets: [HARNESS], counts: { "harness-token": 1 } },
+  { about: "an Infracost API key in Terraform Cloud variables", text: `variable {\n  name = "INFRACOST_API_KEY"\n  secret_value = "${INFRACOST}"\n}`, secrets: [INFRACOST], counts: { "infracost-api-key": 1 } },
+  { about: "a ReadMe API key", text: `rdme openapi --key=${README}`, secrets: [README], counts: { "readme-api-key": 1 } },
+  { about: "a SettleMint personal access token", text: `SETTLEMINT_ACCESS_TOKEN=${SETTLEMINT}`, secrets: [SETTLEMINT], counts: { "settlemint-token": 1 } },
+  { about: "a SonarQube project token", text: `mvn sonar:sonar -Dsonar.projectKey=acme ${SONAR}`, secrets: [SONAR], counts: { "sonarqube-token": 1 } },
+  { about: "a Sourcegraph access token", text: `src login https://sourcegraph.acme.dev --token ${SOURCEGRAPH}`, secrets: [SOURCEGRAPH.slice(4)], counts: { "sourcegraph-token": 1 } },
+  { about: "a New Relic browser key", text: `window.NREUM.loader_config = { licenseKey: "${NR_BROWSER}" }`, secrets: [NR_BROWSER], counts: { "newrelic-browser-key": 1 } },
+  { about: "a Microsoft Teams incoming webhook", text: `TEAMS_WEBHOOK=https://acme.webhook.office.com/webhookb2/${TEAMS}`, secrets: [TEAMS.slice(0, 36), TEAMS.slice(37, 73), TEAMS.slice(-32)], counts: { "teams-webhook": 1 } },
+  { about: "a Slack webhook written without its scheme", text: `post to hooks.slack.com/services/${SLACK_HOOK} when done`, secrets: [SLACK_HOOK], counts: { "slack-webhook": 1 } },
+  { about: "an EasyPost key in a URL", text: `https://api.acme.dev/track?key=${EASYPOST}&id=42`, secrets: [EASYPOST], counts: { "easypost-api-key": 1 } },
+  { about: "a Facebook page access token", text: `curl "https://graph.facebook.com/v19.0/me/feed" -d message=hi -d access_token=${FB_PAGE}`, secrets: [FB_PAGE], counts: { "facebook-access-token": 1 } },
+  { about: "a Facebook app access token", text: `facebook ${FB_APP}`, secrets: [FB_APP.split("|")[1]!], counts: { "facebook-access-token": 1 } },
+  { about: "a Plaid access token", text: `plaid_client.item_get(access_token="${PLAID}")`, secrets: [PLAID.slice(15)], counts: { "plaid-access-token": 1 } },
+  { about: "an Adobe client secret", text: `adobeClient := "${ADOBE}"`, secrets: [ADOBE], counts: { "adobe-client-secret": 1 } },
+  { about: "a 42 intra client secret", text: `FT_CLIENT_SECRET=${INTRA42}`, secrets: [INTRA42.slice(9)], counts: { "intra42-client-secret": 1 } },
+  { about: "a Twitter app-only bearer token", text: `twitterClient = new TwitterApi("${TWITTER_BEARER}")`, secrets: [TWITTER_BEARER.slice(22)], counts: { "twitter-bearer-token": 1 } },
+  { about: "an unsigned JWT", text: `String tokenWithNoneAlg = "${JWT_UNSIGNED}";`, secrets: [JWT_UNSIGNED.slice(20, 60)], counts: { jwt: 1 } },
+  { about: "a JWT encoded again in base64", text: `id_token_b64: ${JWT_BASE64}`, secrets: [JWT_BASE64.slice(0, 60), JWT_BASE64.slice(60)], counts: { jwt: 1 } },
+
+  {
+    about: "a Kubernetes Secret with base64 data, a quoted value and a block scalar",
+    text: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: api-secrets\ntype: Opaque\ndata:\n  # base64 of the real values\n  db-url: ${btoa(`postgres://api:${upw("k8s-db")}@db:5432/api`)}\n  extra: "${btoa(alnum("k8s-extra", 18))}"\n  .dockerconfigjson: |\n    ${btoa(`{"auths":{"ghcr.io":{"auth":"${btoa(`ci:${alnum("k8s-docker", 20)}`)}"}}}`)}\nstringData:\n  password: ${alnum("k8s-plain", 8)}\n`,
+    secrets: [btoa(`postgres://api:${upw("k8s-db")}@db:5432/api`), btoa(alnum("k8s-extra", 18)), btoa(`{"auths":{"ghcr.io":{"auth":"${btoa(`ci:${alnum("k8s-docker", 20)}`)}"}}}`).slice(0, 40), alnum("k8s-plain", 8)],
+    counts: { "kubernetes-secret": 4 },
+    format: "yaml",
+  },
+  {
+    about: "a Kubernetes Secret as kubectl prints it in JSON, data before kind",
+    text: `{\n    "apiVersion": "v1",\n    "data": {\n        "token": "${btoa(alnum("k8s-json-token", 40))}",\n        "ca.crt": "${btoa(alnum("k8s-json-ca", 30))}"\n    },\n    "kind": "Secret",\n    "metadata": {"name": "builder-token"}\n}\n`,
+    secrets: [btoa(alnum("k8s-json-token", 40)), btoa(alnum("k8s-json-ca", 30))],
+    counts: { "kubernetes-secret": 2 },
+    format: "json",
+  },
 
   // ---- Secret-named keys, in every syntax
   {
@@ -304,14 +404,31 @@ export const POSITIVES: readonly Positive[] = [
     counts: { "secret-assignment": 1 },
     format: "json",
   },
-  { about: "Python keyword arguments", text: `conn = psycopg2.connect(host="db", user="app", password="${pw("py-kw")}")`, secrets: [pw("py-kw")], counts: { "secret-assignment": 1 } },
+  { about: "Python keyword arguments", text: `conn = psycopg2.connect(host="db", user="app", password="${pw("py-kw")}")`, secrets: [pw("py-kw")], counts: { "database-password": 1 } },
   { about: "a JavaScript object literal", text: `const config = { user: "app", password: '${pw("js-obj")}', port: 5432 }`, secrets: [pw("js-obj")], counts: { "secret-assignment": 1 } },
   { about: "a Go short assignment", text: `apiToken := "${pw("go")}"`, secrets: [pw("go")], counts: { "secret-assignment": 1 } },
+  { about: "a Makefile immediate assignment", text: `DEPLOY_TOKEN ::= ${alnum("make-colon", 28)}\nRELEASE_TOKEN :::= "${alnum("make-3", 24)}"\n`, secrets: [alnum("make-colon", 28), alnum("make-3", 24)], counts: { "secret-assignment": 2 } },
+  { about: "a Makefile conditional assignment", text: `SONAR_TOKEN ?= ${alnum("make-q", 32)}\n`, secrets: [alnum("make-q", 32)], counts: { "secret-assignment": 1 } },
+  { about: "a Go variable declared with its type", text: `var jiraToken string = "${f("go-typed", LOWER + DIGITS, 24)}"`, secrets: [f("go-typed", LOWER + DIGITS, 24)], counts: { "secret-assignment": 1 } },
+  { about: "a TypeScript constant declared with its type", text: `const apiToken: string = "${pw("ts-typed")}"`, secrets: [pw("ts-typed")], counts: { "secret-assignment": 1 } },
+  { about: "a PHP concatenating assignment", text: `$apiToken .= "${f("php-dot", LOWER + DIGITS, 32)}";`, secrets: [f("php-dot", LOWER + DIGITS, 32)], counts: { "secret-assignment": 1 } },
+  { about: "an XML element on its own lines", text: `<settings>\n  <apiToken>\n    ${f("xml-el", LOWER + DIGITS, 32)}\n  </apiToken>\n</settings>`, secrets: [f("xml-el", LOWER + DIGITS, 32)], counts: { "secret-assignment": 1 } },
+  { about: "a Maven settings password element", text: `<server><id>acme</id><username>ci</username><password>${pw("maven")}</password></server>`, secrets: [pw("maven")], counts: { "secret-assignment": 1 } },
+  { about: "a Java system property set in code", text: `System.setProperty("PAYMENTS_API_TOKEN", "${alnum("set-prop", 40)}");`, secrets: [alnum("set-prop", 40)], counts: { "secret-assignment": 1 } },
+  { about: "an environment lookup with a literal default", text: `token := utils.GetEnvOrDefault("api_token", "${HEROKU_UUID}")`, secrets: [HEROKU_UUID], counts: { "secret-assignment": 1 } },
+  { about: "a NuGet.config clear-text password", text: `<packageSourceCredentials>\n  <acme>\n    <add key="Username" value="ci" />\n    <add key="ClearTextPassword" value="${f("nuget-pw-a", UPPER, 1)}${f("nuget-pw-b", LOWER, 7)}${f("nuget-pw-c", UPPER, 1)}${f("nuget-pw-d", LOWER, 6)}" />\n  </acme>\n</packageSourceCredentials>`, secrets: [`${f("nuget-pw-a", UPPER, 1)}${f("nuget-pw-b", LOWER, 7)}${f("nuget-pw-c", UPPER, 1)}${f("nuget-pw-d", LOWER, 6)}`], counts: { "secret-assignment": 1 } },
+  { about: "a service key named after the service", text: `const HEROKU_KEY = "${HEROKU_UUID}"\nconst hubspotKey = "${hex("hubspot-a", 8)}-${hex("hubspot-b", 4)}-${hex("hubspot-c", 4)}-${hex("hubspot-d", 4)}-${hex("hubspot-e", 12)}"`, secrets: [HEROKU_UUID, hex("hubspot-e", 12)], counts: { "heroku-api-key": 1, "secret-assignment": 1 } },
+  { about: "a SonarQube login in a Makefile", text: `SONAR.LOGIN ::= "${alnum("sonar-login", 40)}"`, secrets: [alnum("sonar-login", 40)], counts: { "secret-assignment": 1 } },
+  { about: "a Sumo Logic access id and key", text: `sumologic.accessId = "su${alnum("sumo-id", 12)}"\nsumologic.accessKey = "${alnum("sumo-key", 64)}"`, secrets: [`su${alnum("sumo-id", 12)}`, alnum("sumo-key", 64)], counts: { "secret-assignment": 2 } },
+  { about: "a MessageBird client id", text: `const MessageBirdClientID = "${alnum("messagebird", 25)}"`, secrets: [alnum("messagebird", 25)], counts: { "secret-assignment": 1 } },
+  { about: "a key that is only the service's name", text: `cloudflare: "${alnum("cf-bare", 40)}"\nsourcegraph: ${hex("sg-bare", 40)}`, secrets: [alnum("cf-bare", 40), hex("sg-bare", 40)], counts: { "secret-assignment": 2 } },
+  { about: "numbered and abbreviated secret keys", text: `creds = ${alnum("creds", 30)}\napi_token_2 = "${alnum("numbered", 40)}"`, secrets: [alnum("creds", 30), alnum("numbered", 40)], counts: { "secret-assignment": 2 } },
+  { about: "Bundler credentials for a private gem server", text: `export BUNDLE_GEMS__ACME__DEV=${hex("bundler-user", 8)}:${hex("bundler-pass", 8)}\nBUNDLE_ENTERPRISE__CONTRIBSYS__COM: "${hex("sidekiq-user", 8)}:${hex("sidekiq-pass", 8)}"`, secrets: [`${hex("bundler-user", 8)}:${hex("bundler-pass", 8)}`, `${hex("sidekiq-user", 8)}:${hex("sidekiq-pass", 8)}`], counts: { "bundler-credentials": 2 } },
   { about: "a PHP array", text: `'password' => '${pw("php")}',`, secrets: [pw("php")], counts: { "secret-assignment": 1 } },
   { about: "a Java properties file", text: `spring.datasource.username=app\nspring.datasource.password=${pw("java")}\n`, secrets: [pw("java")], counts: { "secret-assignment": 1 } },
   { about: "an INI file with spaces around =", text: `[database]\nuser = app\npassword = ${alnum("ini", 6)}42\n`, secrets: [`${alnum("ini", 6)}42`], counts: { "secret-assignment": 1 } },
   { about: "a TOML secret", text: `[auth]\nsigning_key = "${pw("toml")}"\n`, secrets: [pw("toml")], counts: { "secret-assignment": 1 } },
-  { about: "an ADO.NET connection string", text: `"Server=tcp:acme.database.windows.net,1433;Database=shop;User ID=app;Password=${pw("ado")};Encrypt=True;"`, secrets: [pw("ado")], counts: { "secret-assignment": 1 } },
+  { about: "an ADO.NET connection string", text: `"Server=tcp:acme.database.windows.net,1433;Database=shop;User ID=app;Password=${pw("ado")};Encrypt=True;"`, secrets: [pw("ado")], counts: { "database-password": 1 } },
   { about: "an API key header", text: `X-Api-Key: ${pw("header")}`, secrets: [pw("header")], counts: { "secret-assignment": 1 } },
   { about: "a password in a log line", text: `2026-03-01 12:00:01 WARN login retry for bob, password: ${PASSWORD}`, secrets: [PASSWORD], counts: { "secret-assignment": 1 } },
   {
@@ -333,6 +450,11 @@ export const POSITIVES: readonly Positive[] = [
   { about: "a quoted --client-secret flag", text: `az login --service-principal -u app --client-secret "${pw("flag-q")}" --tenant acme`, secrets: [pw("flag-q")], counts: { "secret-flag": 1 } },
   { about: "a Java system property", text: `java -Djavax.net.ssl.keyStorePassword=${pw("jvm")} -jar app.jar`, secrets: [pw("jvm")], counts: { "secret-flag": 1 } },
   { about: "curl basic auth", text: `curl -u admin:${pw("curl")} https://jenkins.acme.dev/api/json`, secrets: [pw("curl")], counts: { "secret-flag": 1 } },
+  { about: "curl basic auth with a quoted password", text: `curl --user deploy:'${pw("curl-q")}' -X PATCH https://api.acme.dev/v1/items/7`, secrets: [pw("curl-q")], counts: { "secret-flag": 1 } },
+  { about: "curl basic auth with each part quoted", text: `curl -X POST --user "${CURL_ID}":"${alnum("curl-pair", 14)}" https://api.acme.dev/v1/translate`, secrets: [CURL_ID, alnum("curl-pair", 14)], counts: { "secret-flag": 1 } },
+  { about: "curl basic auth on a continued line", text: `curl https://api.acme.dev/oauth2/token \\\n  -d grant_type=client_credentials \\\n  --user ${alnum("curl-id", 15).toLowerCase()}:${alnum("curl-cont", 15)}`, secrets: [alnum("curl-id", 15).toLowerCase(), alnum("curl-cont", 15)], counts: { "secret-flag": 1 } },
+  { about: "curl with an API key as the user and no password", text: `curl -u "${alnum("curl-key", 18)}:" https://api.acme.dev/v1/charges`, secrets: [alnum("curl-key", 18)], counts: { "secret-flag": 1 } },
+  { about: "an Authorization header with an Api-Token scheme", text: `curl -H "Authorization: Api-Token ${hex("api-token", 40)}" https://monitor.acme.dev/api/v2/metrics`, secrets: [hex("api-token", 40)], counts: { "authorization-header": 1 } },
   { about: "a mysql -p password", text: `mysql -h 127.0.0.1 -u root -p${pw("mysql-p")} shop < dump.sql`, secrets: [pw("mysql-p")], counts: { "secret-flag": 1 } },
   { about: "an sshpass password", text: `sshpass -p '${pw("sshpass")}' ssh deploy@web-01`, secrets: [pw("sshpass")], counts: { "secret-flag": 1 } },
   { about: "a docker login -p password", text: `docker login -u ci -p ${pw("docker-p")} registry.acme.dev`, secrets: [pw("docker-p")], counts: { "secret-flag": 1 } },

@@ -153,3 +153,108 @@ describe("non-secret strings that look random", () => {
     ])
   })
 })
+
+describe("passwords in URLs, connection strings and command lines", () => {
+  it("leave ports, paths, queries and addresses that only look like a user and a password", () => {
+    unchanged([
+      "https://api.acme.dev:8080/search?email=ops@acme.dev",
+      "postgres://localhost:5432 is where ops@acme.dev looks first",
+      "see https://admin:docs and write to ops@acme.dev",
+      "redis://cache:6379/0?client=worker@host",
+      "postgres://user:${DB_PASSWORD}@db:5432/app",
+      "mysql://root:<password>@localhost/shop",
+      "host=db port=5432 dbname=app user=app password=${PGPASSWORD}",
+      "jdbc:mysql://db:3306/shop?user=shop&password=",
+    ])
+  })
+
+  it("leave lines with colons that are not .pgpass lines", () => {
+    unchanged(["2026-03-01T09:31:00Z INFO worker:12:started:ok:yes", "fe80:0:0:0:1", "root:x:0:0:root:/root:/bin/bash", "db:5432:app:app:${PGPASSWORD}"])
+  })
+
+  it("leave curl credentials that are stand-ins", () => {
+    unchanged([
+      'curl --user "xxx:yyy" https://api.acme.dev',
+      "curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/",
+      "curl -i -u 'test:test' https://localhost",
+      "curl -u <user:password> https://api.acme.dev/endpoint",
+      "curl http://127.0.0.1:5000/file --user user:pass --digest",
+      'curl -u "$USER:$TOKEN" https://api.acme.dev',
+      "curl --user ops@acme.dev: https://api.acme.dev",
+    ])
+  })
+})
+
+describe("assignment syntaxes beyond = and :", () => {
+  it("leave types, calls, comparisons and templates in the new syntaxes", () => {
+    unchanged([
+      "const token: string = getToken()",
+      "let password: string = ''",
+      "var apiToken string = os.Getenv(\"API_TOKEN\")",
+      "if token == expected {",
+      "TOKEN ?= $(shell cat .token)",
+      "API_TOKEN ::= ${CI_TOKEN}",
+      "$password .= $suffix;",
+      "<token>${TOKEN}</token>",
+      "<password></password>",
+      "<password>\n  <value>from-vault</value>\n</password>",
+      't("password", "Password")',
+      'const labels = ["token", "secret", "password"]',
+      'headers.set("X-Api-Key", apiKey)',
+      'os.environ.get("API_TOKEN", "")',
+      '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+      '<input type="hidden" name="authenticity_token" value="7SWa-Fo1_hsC6oovfBsSaFTkkD4f2vJ2a1b2c3d4e5" />',
+    ])
+  })
+})
+
+describe("formats added for more services", () => {
+  it("leave look-alikes: file names, placeholders, runs of one character, base64 that is not a JWT", () => {
+    unchanged([
+      "http://assets.acme.dev/media/video_box.ico-7a388b6901bd4a1c9e0d2f3a4b5c6d7e8f",
+      '--set kubeconfig.token="sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXXXXXXXXXXXXX"',
+      "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+      "xoxb-000000000000-0000000000000-xxxxxxxxxxxxxxxxxxxxxxxx",
+      `payload: ${btoa("eyJ this is prose that merely starts like a token and goes on for a while")}`,
+      "the jwt is eyJhbGciOiJIUzI1NiJ9 and nothing more",
+      "sm_pat_short",
+      "A3-ENGLISH-WORDS",
+      "access-sandbox-token is documented in the Plaid guide",
+    ])
+  })
+})
+
+describe("keys named after a service", () => {
+  it("leave versions, settings and ids under a service's name", () => {
+    unchanged([
+      '"cloudflare": "^4.20.0",',
+      '"snyk": "1.1291.0"',
+      "cloudflare: true",
+      "sourcegraph: https://sourcegraph.acme.dev",
+      "heroku_app_id: 4f9a2c1e-7b3d-4e5f-8a9b-0c1d2e3f4a5b",
+      "SONAR_HOST_URL=https://sonar.acme.dev",
+      "BUNDLE_PATH=vendor/bundle",
+      "BUNDLE_GEMS__ACME__DEV=${GEM_SERVER_CREDENTIALS}",
+    ])
+  })
+
+  it("cut a trailing number off a key's words", () => {
+    expect(keyWords("api_token_123")).toEqual(["api", "token"])
+    expect(isSecretKey(keyWords("BUNDLE_GEMS__ACME__DEV"), "BUNDLE_GEMS__ACME__DEV")).toBe(true)
+    expect(isSecretKey(keyWords("BUNDLE_PATH"), "BUNDLE_PATH")).toBe(false)
+  })
+})
+
+describe("Kubernetes manifests", () => {
+  it("leave ConfigMaps, templated or empty Secret data, and references to Secrets", () => {
+    unchanged([
+      "apiVersion: v1\nkind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n  FEATURE_FLAGS: a1b2c3d4e5f6\n",
+      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api\nstringData:\n  password: \"\"\n  token: ${API_TOKEN}\n  key: '{{ .Values.key | b64enc }}'\n",
+      "kind: SealedSecret\nspec:\n  encryptedData:\n    extra: AgBy3i4OJSWK+PiTySYZZA==\n",
+      "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: api-secrets\n        key: db-password\n",
+      "the kind: Secret object holds data: see the docs",
+      "apiVersion: v1\nkind: ConfigMap\ndata:\n  release: a1b2c3d4e5f6\n\napiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n",
+    ])
+  })
+})
+

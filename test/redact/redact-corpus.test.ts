@@ -15,7 +15,7 @@ const BENIGN_DIR = fileURLToPath(new URL("./corpus-benign/", import.meta.url))
 const benignFiles = fs.readdirSync(BENIGN_DIR).sort()
 
 /** Classes the redactor can produce besides the rule tables (structures.ts, assignments.ts). */
-const STRUCTURAL = ["private-key", "gcp-service-account-key", "database-url", "url-password", "authorization-header", "bearer-token", "cookie", "secret-assignment", "secret-flag", "url-query-secret"]
+const STRUCTURAL = ["private-key", "gcp-service-account-key", "kubernetes-secret", "database-url", "database-password", "url-password", "authorization-header", "bearer-token", "cookie", "secret-assignment", "secret-flag", "url-query-secret"]
 const ALL_CLASSES = new Set([...PREFIX_RULES.map((r) => r.name), ...SCAN_RULES.map((r) => r.name), ...VENDOR_KEYS.map((v) => v.name), ...STRUCTURAL])
 
 function parse(format: "json" | "yaml", text: string): unknown {

@@ -16,6 +16,11 @@ const inputs: Record<string, string> = {
   "key words back to back": "password: ".repeat(100_000),
   "one very long value": `password: ${"x1".repeat(500_000)}`,
   "a JWT prefix repeated": "eyJ".repeat(200_000),
+  "a database URL whose password never meets an @": `postgres://u:${"p ".repeat(200_000)}`,
+  "port-like fields on one long line": ":5432:".repeat(100_000),
+  "a Secret whose data lines are long blank runs": `kind: Secret\ndata:\n${` a${BLANKS.slice(0, 50_000)}\n`.repeat(4)}`,
+  "Secrets back to back without document separators": "kind: Secret\ndata:\n  k: v1\n".repeat(30_000),
+  "a curl command continued over many lines": `curl ${"-u 'a \\\n".repeat(50_000)}`,
 }
 
 describe("redaction of adversarial input", () => {
