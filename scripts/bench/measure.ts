@@ -27,13 +27,19 @@ export interface BenchResult {
   details: string[]
   ratio?: number
   target?: { max: number; label: string }
+  /** A target on an absolute amount (a size, not a time), judged instead of a ratio. */
+  absolute?: { value: number; max: number; unit: string; label: string }
 }
 
 export function report(result: BenchResult): boolean {
-  const verdict = result.ratio === undefined || !result.target ? "" : result.ratio <= result.target.max ? "  PASS" : "  FAIL"
+  const verdict = result.absolute
+    ? result.absolute.value <= result.absolute.max ? "  PASS" : "  FAIL"
+    : result.ratio === undefined || !result.target ? "" : result.ratio <= result.target.max ? "  PASS" : "  FAIL"
   console.log(`\n## ${result.name}`)
   for (const line of result.details) console.log(`   ${line}`)
-  if (result.ratio !== undefined && result.target) {
+  if (result.absolute) {
+    console.log(`   ${result.absolute.value.toLocaleString("en-US")} ${result.absolute.unit} (target: ${result.absolute.label})${verdict}`)
+  } else if (result.ratio !== undefined && result.target) {
     console.log(`   ratio ${result.ratio.toFixed(2)}x (target: ${result.target.label})${verdict}`)
   }
   return verdict !== "  FAIL"
