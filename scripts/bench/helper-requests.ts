@@ -17,7 +17,7 @@ const STATEMENT = [
   "migrations and then swaps the load balancer over to the new version. On Fridays nobody is on",
   "call in the evening, which is why we stopped deploying then after a bad weekend last spring.",
   "The staging environment is deployed the same way, with `make ship ENV=staging`.",
-  "If a deploy fails halfway, run `make rollback` and tell the on-call channel before retrying.",
+  "If a deploy fails halfway, run `make rollback` first, then tell the on-call channel before you retry.",
 ].join("\n")
 
 interface Sizes {
@@ -50,6 +50,7 @@ async function measure(env: Record<string, string>): Promise<Sizes> {
   return {
     extraction: messageChars(result.helperRequests.extraction),
     consolidation: messageChars(result.helperRequests.consolidation),
+    // The scripted model's first default reply is session A's only assistant text.
     sessionChars: STATEMENT.length + "FAKE-REPLY #1".length,
   }
 }
