@@ -37,6 +37,8 @@ import { estimateTokens } from "./util/tokens.js"
 export const ENV_TEST_FAULTS = "OPENCODE_CODEX_MEMORY_TEST_FAULTS"
 /** Shifts the plugin's clock (milliseconds), so tests can make sessions old without waiting. */
 export const ENV_TEST_CLOCK_OFFSET = "OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS"
+/** "1" gives the helper agents OpenCode's default prompt instead of their own (the benchmark's "before"). */
+export const ENV_TEST_DEFAULT_HELPER_PROMPT = "OPENCODE_CODEX_MEMORY_TEST_DEFAULT_HELPER_PROMPT"
 
 export interface MemoryDeps {
   host: Host
@@ -64,6 +66,8 @@ export class Memory implements MemoryToolPorts {
   readonly packageDir: string
   /** Hook names that fail on purpose; read from the environment only under a test root. */
   readonly faults: ReadonlySet<string>
+  /** Whether the helper agents carry their own prompt; turned off only under a test root. */
+  readonly helperPrompts: boolean
   /** Sessions this instance started itself; they never get memory injected nor get extracted. */
   readonly helperSessions = new Set<string>()
   readonly backend: LocalMemoryBackend
@@ -101,6 +105,7 @@ export class Memory implements MemoryToolPorts {
     this.diagnostics = new Diagnostics(deps.host, this.now)
     this.packageDir = deps.packageDir ?? packageRoot()
     this.faults = deps.env[ENV_TEST_ROOT] ? parseList(deps.env[ENV_TEST_FAULTS]) : new Set()
+    this.helperPrompts = !(deps.env[ENV_TEST_ROOT] && deps.env[ENV_TEST_DEFAULT_HELPER_PROMPT] === "1")
     this.readPath = new ReadPath({
       memoryRoot: this.paths.memoryRoot,
       summaryFile: this.paths.summary,

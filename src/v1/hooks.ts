@@ -13,7 +13,7 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       requireApprovalFor(config, "memory_reset")
       memory.learnHostConfig(config)
       if (!memory.options.generate_memories) return
-      const added = addMissingAgents(config, bundledAgents(memory.packageDir, memory.paths.memoryRoot))
+      const added = addMissingAgents(config, bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts }))
       if (added.length) memory.diagnostics.report("debug", "config", `added agents: ${added.join(", ")}`)
     }),
 

@@ -7,6 +7,7 @@ interface AgentInfo {
   name: string
   mode?: string
   hidden?: boolean
+  prompt?: string
   permission?: Array<{ permission: string; pattern: string; action: string }> | Record<string, unknown>
 }
 
@@ -43,6 +44,8 @@ describe("helper agents in a real OpenCode", () => {
     const memorize = agents.find((agent) => agent.name === "memorize")
     expect(extract, JSON.stringify(agents.map((a) => a.name))).toBeDefined()
     expect(extract?.mode).toBe("subagent")
+    // Its own prompt, loaded from the package's templates, replaces OpenCode's coding-agent prompt.
+    expect(extract?.prompt).toMatch(/^You are the memory extractor of opencode-codex-memory/)
     // OpenCode's rules are last-match-wins: after our catch-all deny, only the structured-output
     // tool (and OpenCode's own tool-output folder grant, which it appends to every agent) remain.
     const rules = extract?.permission as Array<{ permission: string; pattern: string; action: string }>

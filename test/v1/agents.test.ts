@@ -1,6 +1,12 @@
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { addMissingAgents, bundledAgents } from "../../src/v1/agents.js"
+import { Memory } from "../../src/memory.js"
+import { FakeHost } from "../fakes/host.js"
+import { expectGolden } from "../golden/golden.js"
 
 const packageDir = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -21,6 +27,32 @@ describe("bundled agents", () => {
     expect(extract.permission).toEqual({ "*": "deny", StructuredOutput: "allow" })
   })
 
+  it("carry prompts of their own, so OpenCode's coding-agent prompt is not sent to them", () => {
+    const prompt = (name: string) => (agents[name] as { prompt?: unknown }).prompt
+    expectGolden("agent.memorize.md", `${prompt("memorize") as string}\n`)
+    expectGolden("agent.memorize-extract.md", `${prompt("memorize-extract") as string}\n`)
+    for (const name of ["memorize", "memorize-extract"]) {
+      expect(prompt(name)).not.toMatch(/\{file:|\{\{/)
+      expect(prompt(name)).toMatch(/data, (not|never)/)
+    }
+  })
+
+  it("drop their prompts when asked to, leaving OpenCode's default in place", () => {
+    const bare = bundledAgents(packageDir, "/data/mem", { prompts: false })
+    for (const agent of Object.values(bare)) expect(agent).not.toHaveProperty("prompt")
+    expect((bare.memorize as { permission: unknown }).permission).toEqual((bundledAgents(packageDir, "/data/mem").memorize as { permission: unknown }).permission)
+  })
+
+  it("load a {file:./...} prompt relative to the package, and keep a literal prompt as it is", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-agents-"))
+    fs.mkdirSync(path.join(dir, "prompts"))
+    fs.writeFileSync(path.join(dir, "prompts", "a.md"), "Work in {{ memory_root }}.\n\n")
+    fs.writeFileSync(path.join(dir, "opencode.json"), JSON.stringify({ agent: { a: { prompt: "{file:./prompts/a.md}" }, b: { prompt: "Just this." } } }))
+    const loaded = bundledAgents(dir, "/data/mem")
+    expect(loaded.a?.prompt).toBe("Work in /data/mem.")
+    expect(loaded.b?.prompt).toBe("Just this.")
+  })
+
   it("are added when missing, and a user's agent of the same name wins", () => {
     const mine = { model: "me/mine", permission: { "*": "allow" } }
     const config: { agent?: Record<string, unknown> } = { agent: { memorize: mine } }
@@ -32,5 +64,16 @@ describe("bundled agents", () => {
   it("create the agent section when the config has none", () => {
     const config: { agent?: Record<string, unknown> } = {}
     expect(addMissingAgents(config, agents).sort()).toEqual(["memorize", "memorize-extract"])
+  })
+})
+
+describe("the test switch for OpenCode's default helper prompt", () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-agents-home-"))
+  const memory = (env: Record<string, string>) => new Memory({ home }, { host: new FakeHost(), env, homedir: home })
+
+  it("is honoured only under a test root", () => {
+    expect(memory({}).helperPrompts).toBe(true)
+    expect(memory({ OPENCODE_CODEX_MEMORY_TEST_DEFAULT_HELPER_PROMPT: "1" }).helperPrompts).toBe(true)
+    expect(memory({ OPENCODE_CODEX_MEMORY_TEST_ROOT: home, OPENCODE_CODEX_MEMORY_TEST_DEFAULT_HELPER_PROMPT: "1" }).helperPrompts).toBe(false)
   })
 })

@@ -6,7 +6,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { openDatabase } from "../../../src/store/database.js"
-import { FakeLlm, contentText, systemTexts, type ChatRequest, type FakeReply } from "./fake-llm.js"
+import { FakeLlm, contentText, lastUserText, systemTexts, type ChatRequest, type FakeReply } from "./fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./opencode.js"
 import { ServerApi } from "./server-api.js"
 
@@ -31,18 +31,26 @@ export interface ClosedLoopResult {
   factAfterForgetting: boolean
   /** From the message that made A's extraction start to the fact being in the summary. */
   learnMs: number
+  /** What the model received for session A's extraction and for the first consolidation's first turn. */
+  helperRequests: { extraction: ChatRequest; consolidation: ChatRequest }
 }
 
 export interface ClosedLoopOptions {
   log?: (line: string) => void
   /** Keep the sandbox folder afterwards (the demo shows where the files are). */
   keep?: boolean
+  /** What session A says; it must contain FACT. */
+  statement?: string
+  /** Extra environment for every OpenCode process (e.g. a test switch). */
+  env?: Record<string, string>
 }
 
 export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<ClosedLoopResult> {
   const log = options.log ?? (() => undefined)
   const llm = await FakeLlm.start()
-  const sandbox = await createSandbox({ llmUrl: llm.url, configScope: "global", plugins: [defaultPluginSpec()] })
+  const sandbox = await createSandbox({ llmUrl: llm.url, configScope: "global", plugins: [defaultPluginSpec()], ...(options.env ? { env: options.env } : {}) })
+  const statement = options.statement ?? `Please remember for later: ${FACT}`
+  if (!statement.includes(FACT)) throw new Error("closed loop: the statement must contain FACT")
   const memoryRoot = path.join(sandbox.memoryHome, "memories")
   let server: ServeHandle | undefined
   try {
@@ -52,7 +60,7 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
     server = await startServe(sandbox)
     let api = new ServerApi(server.url, sandbox.projectDir)
     const sessionA = (await api.createSession("deploy notes")).id
-    await api.prompt(sessionA, `Please remember for later: ${FACT}`)
+    await api.prompt(sessionA, statement)
     log(`session A (${sessionA}) stated: ${FACT}`)
     await server.stop()
 
@@ -71,6 +79,7 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
     await waitFor(() => phase2Status(sandbox) === "done", { timeoutMs: 30_000, message: "the first consolidation did not finish" })
     const learnedHandbook = fs.readFileSync(path.join(memoryRoot, "MEMORY.md"), "utf8")
     log(`phase 1 extracted session A and phase 2 wrote the summary in ${learnMs} ms`)
+    const helperRequests = firstHelperRequests(llm)
 
     // 3. A new session B is shown what was learned.
     llm.reset()
@@ -102,7 +111,7 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
     await api.prompt(sessionD, "How do I deploy acme-api?")
     const factAfterForgetting = JSON.stringify(llm.requests().filter((r) => r.kind === "agent").map((r) => systemTexts(r.body))).includes(FACT_MARK)
     log(`after deleting session A, a new session still sees the fact: ${factAfterForgetting}`)
-    return { memoryHome: sandbox.memoryHome, memoryRoot, sessionA, learnedSummary, learnedHandbook, injectedBlock, forgottenSummary, factAfterForgetting, learnMs }
+    return { memoryHome: sandbox.memoryHome, memoryRoot, sessionA, learnedSummary, learnedHandbook, injectedBlock, forgottenSummary, factAfterForgetting, learnMs, helperRequests }
   } finally {
     await server?.stop()
     await llm.close()
@@ -117,8 +126,7 @@ async function restartAt(sandbox: Sandbox, offsetMs: number): Promise<ServeHandl
 
 /** The scripted extractor: the session that states the fact yields a record; others, nothing. */
 function extractor(request: ChatRequest): Record<string, unknown> {
-  const text = (request.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
-  if (!text.includes(FACT_MARK)) return { rollout_summary: "", raw_memory: "", rollout_slug: "" }
+  if (!userTexts(request).includes(FACT_MARK)) return { rollout_summary: "", raw_memory: "", rollout_slug: "" }
   return {
     rollout_summary: `The user explained how acme-api is deployed.\nContext: the acme-api repository.\n## Task 1: deployment notes\nOutcome: recorded. ${FACT}`,
     raw_memory: `---\ndescription: how acme-api is deployed\ntask_outcome: success\ncwd: acme-api\nkeywords: deploy, make ship\n---\n### Task 1: deployment\nReusable knowledge:\n- ${FACT}`,
@@ -145,6 +153,19 @@ function consolidatorWrites(root: string, summary: string, handbook: string, fil
     { match: CONSOLIDATE, toolCalls: [{ name: "write", arguments: { filePath: path.join(root, "memory_summary.md"), content: summary } }] },
     { match: CONSOLIDATE, text: "Updated MEMORY.md and memory_summary.md." },
   ]
+}
+
+/** Session A's extraction request and the first request of the first consolidation (before any tool result). */
+function firstHelperRequests(llm: FakeLlm): { extraction: ChatRequest; consolidation: ChatRequest } {
+  const requests = llm.requests()
+  const extraction = requests.find((r) => r.kind === "structured" && userTexts(r.body).includes(FACT_MARK))?.body
+  const consolidation = requests.find((r) => r.kind === "agent" && lastUserText(r.body).includes(CONSOLIDATE))?.body
+  if (!extraction || !consolidation) throw new Error("closed loop: the extraction or consolidation request was not logged")
+  return { extraction, consolidation }
+}
+
+function userTexts(body: ChatRequest): string {
+  return (body.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
 }
 
 function memoryBlockOf(body: ChatRequest | undefined): string {
