@@ -2,8 +2,9 @@
 // bundled agents say the same, but an agent definition can come from elsewhere (a user's config,
 // another plugin's config hook), and a session's rules are evaluated after the agent's.
 //
-// What OpenCode 1.18.33 does with them (read in its source, anomalyco/opencode, and in the
-// shipped 1.18.33 bundle; see ARCHITECTURE.md D13):
+// What OpenCode 1.18.33 does with them (anomalyco/opencode packages/opencode/src/permission/
+// evaluate.ts at 8d037a73, and the JavaScript bundled in the shipped 1.18.33 binary, which has
+// the same evaluate, merge and disabled; see ARCHITECTURE.md D13):
 // - every check is `merge(agent.permission, session.permission)` searched with `findLast`: the
 //   last rule whose permission and pattern both match wins (default "ask"); a tool is not even
 //   offered when the last rule naming it has pattern `*` and action deny;
