@@ -28,6 +28,17 @@ export interface ModelRef {
   modelID: string
 }
 
+/**
+ * One permission rule of a helper session: a tool permission name (`*` for all), a pattern of
+ * what it touches (a path or `*`), and what happens. Hosts evaluate a session's rules after the
+ * agent's and the last matching rule wins, so a session's rules have the final word.
+ */
+export interface PermissionRule {
+  permission: string
+  pattern: string
+  action: "allow" | "deny" | "ask"
+}
+
 export interface HelperPrompt {
   /** The helper session's folder: the memory root, which bounds what its tools can reach. */
   directory: string
@@ -40,6 +51,13 @@ export interface HelperPrompt {
   text: string
   /** JSON schema for a structured answer (OpenCode's `format: json_schema`). */
   schema?: Record<string, unknown>
+}
+
+export interface HelperSessionInput {
+  directory: string
+  title: string
+  metadata: Record<string, unknown>
+  permission: readonly PermissionRule[]
 }
 
 export interface HelperReply {
@@ -59,7 +77,11 @@ export interface Host {
   listRootSessions(options: { signal: AbortSignal; search?: string }): Promise<HostSession[]>
   /** The raw message list of a session, oldest first, as the host stores it. */
   loadMessages(sessionId: string, signal: AbortSignal): Promise<unknown[]>
-  createSession(input: { directory: string; title: string; metadata: Record<string, unknown> }, signal: AbortSignal): Promise<{ id: string }>
+  /**
+   * Creates a helper session. `permission` is the session's own ruleset, evaluated after the
+   * agent's: the helper's sandbox holds whatever the agent definition says.
+   */
+  createSession(input: HelperSessionInput, signal: AbortSignal): Promise<{ id: string }>
   prompt(sessionId: string, input: HelperPrompt, signal: AbortSignal): Promise<HelperReply>
   abortSession(sessionId: string, directory: string): Promise<void>
   /** True when the session is gone afterwards (deleted now, or already absent). */

@@ -22,6 +22,7 @@ import { MemoryStore, type MemoryMode } from "./store/memory-store.js"
 import { Stage1Jobs } from "./store/stage1-jobs.js"
 import type { ModelRef } from "./host.js"
 import { loadExtractionTemplates } from "./write/extract.js"
+import { describeIgnoredAgentKeys } from "./write/helper-agents.js"
 import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
 import { Phase1 } from "./write/phase1.js"
 import { Phase2Jobs } from "./store/phase2-jobs.js"
@@ -84,6 +85,8 @@ export class Memory implements MemoryToolPorts {
   readonly servesHelpers: boolean
   /** OpenCode's configured models, learned in the config hook. */
   private hostModels: { model?: string; small_model?: string } = {}
+  /** Keys of the user's own helper-agent blocks that were dropped, per agent (config hook). */
+  private helperAgentOverrides: Record<string, string[]> = {}
   private readonly jobs: { stage1?: Stage1Jobs; phase2?: Phase2Jobs } = {}
   private readonly workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
   private readonly readPath: ReadPath
@@ -199,6 +202,15 @@ export class Memory implements MemoryToolPorts {
     }
   }
 
+  /**
+   * Records which keys of the user's own `memorize` / `memorize-extract` blocks were dropped, for
+   * `memory_inspect`, and says so in the log.
+   */
+  noteHelperAgentOverrides(ignored: Readonly<Record<string, readonly string[]>>): void {
+    this.helperAgentOverrides = Object.fromEntries(Object.entries(ignored).filter(([, keys]) => keys.length).map(([agent, keys]) => [agent, [...keys]]))
+    for (const sentence of describeIgnoredAgentKeys(this.helperAgentOverrides)) this.diagnostics.report("warn", "config", sentence)
+  }
+
   /** A user's message in a session of this instance. */
   onChatMessage(sessionId: string): void {
     if (this.servesHelpers || this.disposed || this.helperSessions.has(sessionId)) return
@@ -305,6 +317,7 @@ export class Memory implements MemoryToolPorts {
       cooldownMs: JOBS.PHASE2_COOLDOWN_MS,
       redactions: store?.redactionTotals(),
       breakers: this.breaker.list(),
+      ignoredAgentKeys: this.helperAgentOverrides,
     }
     const { options, ...rest } = snapshot
     return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }

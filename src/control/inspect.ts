@@ -5,6 +5,7 @@ import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
 import { redactText } from "../redact/redact.js"
 import type { JobRow, StoreCounts } from "../store/memory-store.js"
 import type { MemoryPaths } from "../util/paths.js"
+import { describeIgnoredAgentKeys } from "../write/helper-agents.js"
 
 export interface InspectSnapshot {
   now: number
@@ -22,6 +23,8 @@ export interface InspectSnapshot {
   redactions?: Record<string, number>
   /** Models paused after a rate limit or quota error. */
   breakers?: ReadonlyArray<{ scope: string; until: number; reason: string }>
+  /** Keys of the user's own helper-agent blocks that were dropped, per agent. */
+  ignoredAgentKeys?: Readonly<Record<string, readonly string[]>>
 }
 
 
@@ -68,6 +71,9 @@ export function renderInspect(s: InspectSnapshot): string {
     ...s.diagnostics.filter((d) => d.level === "error" || d.level === "warn").slice(-10).map((d) => `${new Date(d.time).toISOString()} ${d.level} ${d.source}: ${redactText(d.message)}`),
   ]
   lines.push(...(errors.length ? errors : ["none"]), "")
+
+  const ignoredAgents = describeIgnoredAgentKeys(s.ignoredAgentKeys ?? {})
+  if (ignoredAgents.length) lines.push("## Helper agents", ...ignoredAgents.map((sentence) => `- ${sentence}`), "")
 
   lines.push("## Options")
   for (const [key, value] of Object.entries(s.options)) lines.push(`${key}: ${JSON.stringify(value) ?? "unset"}`)

@@ -1,7 +1,9 @@
 // The bundled `memorize` and `memorize-extract` agents (deny-first, in the package's
-// opencode.json) are added to OpenCode's config unless the user defines agents of the same name.
+// opencode.json) are put into OpenCode's config; a user's block of the same name may only tune
+// them (src/write/helper-agents.ts decides which keys).
 import fs from "node:fs"
 import path from "node:path"
+import { mergeHelperAgent } from "../write/helper-agents.js"
 
 export type AgentDefinitions = Record<string, Record<string, unknown>>
 
@@ -39,16 +41,28 @@ function loadPrompt(packageDir: string, value: string): string {
   return fs.readFileSync(path.join(packageDir, reference[1]!), "utf8").trimEnd()
 }
 
-/** Adds each agent the config lacks; a user's agent of the same name is left as it is. */
-export function addMissingAgents(config: { agent?: Record<string, unknown> }, agents: AgentDefinitions): string[] {
-  const added: string[] = []
+export interface InstalledAgents {
+  /** Agents the config did not define. */
+  added: string[]
+  /** Per agent the user also defined: the keys of the user's block that were dropped. */
+  ignored: Record<string, string[]>
+}
+
+/**
+ * Puts each bundled agent into the config. A user's block of the same name keeps only its tunable
+ * keys (model, sampling, options, steps); the bundled permissions and role always win.
+ */
+export function installHelperAgents(config: { agent?: Record<string, unknown> }, agents: AgentDefinitions): InstalledAgents {
+  const installed: InstalledAgents = { added: [], ignored: {} }
   config.agent ??= {}
-  for (const [name, definition] of Object.entries(agents)) {
-    if (config.agent[name] !== undefined) continue
-    config.agent[name] = structuredClone(definition)
-    added.push(name)
+  for (const [name, bundled] of Object.entries(agents)) {
+    const user = config.agent[name]
+    const merged = mergeHelperAgent(bundled, user)
+    config.agent[name] = merged.definition
+    if (user === undefined) installed.added.push(name)
+    else installed.ignored[name] = merged.ignored
   }
-  return added
+  return installed
 }
 
 function substitute(value: unknown, memoryRoot: string): unknown {

@@ -2,7 +2,7 @@
 import type { Hooks } from "@opencode-ai/plugin"
 import type { Guard } from "../guard.js"
 import type { Memory } from "../memory.js"
-import { addMissingAgents, bundledAgents } from "./agents.js"
+import { bundledAgents, installHelperAgents } from "./agents.js"
 import { requireApprovalFor } from "./permissions.js"
 import { toV1Tools } from "./tools.js"
 
@@ -13,8 +13,9 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       requireApprovalFor(config, "memory_reset")
       memory.learnHostConfig(config)
       if (!memory.options.generate_memories) return
-      const added = addMissingAgents(config, bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts }))
-      if (added.length) memory.diagnostics.report("debug", "config", `added agents: ${added.join(", ")}`)
+      const installed = installHelperAgents(config, bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts }))
+      if (installed.added.length) memory.diagnostics.report("debug", "config", `added agents: ${installed.added.join(", ")}`)
+      memory.noteHelperAgentOverrides(installed.ignored)
     }),
 
     tool: toV1Tools(memory.tools(), memory.diagnostics),

@@ -69,7 +69,9 @@ export function createV1Host(client: Client): Host {
     async createSession(input, signal) {
       const result = await loose.session.create!({
         query: { directory: input.directory },
-        body: { title: input.title, metadata: input.metadata },
+        // OpenCode 1.18 stores the ruleset on the session and appends it after the agent's rules
+        // whenever it offers tools or checks a call (last match wins), so these rules decide.
+        body: { title: input.title, metadata: input.metadata, permission: input.permission },
         signal,
       })
       const data = ok(result, "create helper session") as { id: string }

@@ -16,6 +16,7 @@ import { renderTranscript } from "./transcript.js"
 import { sanitizeSession } from "./session-input.js"
 import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionTemplates } from "./extract.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
+import { helperSessionRules } from "./helper-sandbox.js"
 import type { JobResult } from "./phase1-results.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { chooseVariant } from "./variants.js"
@@ -112,7 +113,12 @@ async function askHelper(
 ): Promise<{ structured?: unknown; error?: string; rateLimited?: boolean }> {
   const { host, memoryRoot } = ctx
   const helper = await host.createSession(
-    { directory: memoryRoot, title: helperTitle("extract", sourceId), metadata: helperMetadata("extract", sourceId, ctx.now()) },
+    {
+      directory: memoryRoot,
+      title: helperTitle("extract", sourceId),
+      metadata: helperMetadata("extract", sourceId, ctx.now()),
+      permission: helperSessionRules("extract", [memoryRoot]),
+    },
     signal,
   )
   ctx.helperSessions.add(helper.id)

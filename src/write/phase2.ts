@@ -24,6 +24,7 @@ import type { Phase2Jobs } from "../store/phase2-jobs.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { CONSOLIDATION_REQUEST, renderConsolidationPrompt, type ConsolidationTemplates } from "./consolidate-prompt.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
+import { helperSessionRules, memoryRootForms } from "./helper-sandbox.js"
 import { hasExtensionInputs, prepareWorkspace, syncInputs, validateArtifacts } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "./variants.js"
@@ -194,7 +195,12 @@ export class Phase2 {
     let result: { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean } | { type: "aborted" }
     try {
       const helper = await host.createSession(
-        { directory: memoryRoot, title: helperTitle("consolidate"), metadata: helperMetadata("consolidate", undefined, now()) },
+        {
+          directory: memoryRoot,
+          title: helperTitle("consolidate"),
+          metadata: helperMetadata("consolidate", undefined, now()),
+          permission: helperSessionRules("consolidate", memoryRootForms(memoryRoot)),
+        },
         signal,
       )
       helperId = helper.id

@@ -31,6 +31,7 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
     diagnostics: [{ time: NOW - 1_000, level: "warn", source: "read-path", message: "memory summary is a symlink; not injected" }],
     cooldownMs: 6 * 3_600_000,
     breakers: [{ scope: "openai/gpt-5-mini", until: NOW + 1_800_000, reason: "APIError: Rate limit reached" }],
+    ignoredAgentKeys: { memorize: ["permission", "tools"], "memorize-extract": [] },
     ...overrides,
   }
 }
@@ -55,6 +56,13 @@ describe("renderInspect", () => {
     expect(text).toContain("none yet: nothing is injected")
     expect(text).toContain("never run")
     expect(text).toContain("## Recent errors\nnone")
+  })
+
+  it("names the helper-agent settings of the user's config that were ignored, and nothing when none were", () => {
+    const text = renderInspect(snapshot())
+    expect(text).toContain('## Helper agents\n- agent "memorize": your config\'s "permission", "tools" ignored')
+    expect(text).not.toContain('agent "memorize-extract"')
+    expect(renderInspect(snapshot({ ignoredAgentKeys: {} }))).not.toContain("## Helper agents")
   })
 
   it("shows a running consolidation and its lease", () => {

@@ -1,11 +1,12 @@
 // The bundled helper agents, as a real OpenCode sees them after the plugin's config hook.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FakeLlm } from "./support/fake-llm.js"
-import { createSandbox, startServe, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { createSandbox, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 
 interface AgentInfo {
   name: string
   mode?: string
+  temperature?: number
   hidden?: boolean
   prompt?: string
   permission?: Array<{ permission: string; pattern: string; action: string }> | Record<string, unknown>
@@ -26,8 +27,8 @@ describe("helper agents in a real OpenCode", () => {
     llm = await FakeLlm.start()
     sandbox = await createSandbox({
       llmUrl: llm.url,
-      // A user's own `memorize` agent must survive the plugin's config hook untouched.
-      config: { agent: { memorize: { description: "the user's own agent", mode: "subagent" } } },
+      // A user's own `memorize` block may tune the helper but never widen or replace it.
+      config: { agent: { memorize: { description: "the user's own agent", mode: "primary", temperature: 0.3, permission: { "*": "allow", bash: "allow" } } } },
     })
     server = await startServe(sandbox)
   })
@@ -38,7 +39,7 @@ describe("helper agents in a real OpenCode", () => {
     await llm?.close()
   })
 
-  it("adds memorize-extract, deny-first, and keeps the user's memorize", async () => {
+  it("adds memorize-extract, deny-first, and keeps only the tuning of the user's memorize", async () => {
     const agents = await agentsOf(server, sandbox.projectDir)
     const extract = agents.find((agent) => agent.name === "memorize-extract")
     const memorize = agents.find((agent) => agent.name === "memorize")
@@ -57,7 +58,16 @@ describe("helper agents in a real OpenCode", () => {
     }
     expect(rules.slice(catchAll + 1).some((rule) => rule.permission === "StructuredOutput")).toBe(true)
     expect(memorize?.mode).toBe("subagent")
-    expect(JSON.stringify(memorize)).toContain("the user's own agent")
+    expect(JSON.stringify(memorize)).not.toContain("the user's own agent")
+    expect(memorize?.temperature).toBe(0.3)
+    const memorizeRules = memorize?.permission as Array<{ permission: string; pattern: string; action: string }>
+    expect(memorizeRules.findLast((rule) => rule.permission === "*")?.action).toBe("deny")
+    expect(memorizeRules.findLast((rule) => rule.permission === "bash" || rule.permission === "*")?.action).toBe("deny")
+    // The log says what was dropped (OpenCode escapes the quotes in it).
+    await waitFor(() => server.stderr().replaceAll("\\", "").includes(`agent "memorize": your config's "description", "mode", "permission" ignored`), {
+      timeoutMs: 10_000,
+      message: `no log line about the ignored keys:\n${server.stderr().slice(-3000)}`,
+    })
     // Still a healthy server: the merged config was accepted.
     expect(server.stderr()).not.toMatch(/ConfigInvalidError|Invalid config/i)
   })

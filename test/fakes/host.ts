@@ -1,6 +1,6 @@
 // An in-memory Host: sessions, their messages, and a scripted helper model. Tests and benchmarks
 // drive the core through it exactly as the OpenCode adapter would.
-import type { HelperPrompt, HelperReply, Host, HostSession, LogLevel, ModelRef } from "../../src/host.js"
+import type { HelperPrompt, HelperReply, HelperSessionInput, Host, HostSession, LogLevel, ModelRef } from "../../src/host.js"
 
 export interface FakeLog {
   level: LogLevel
@@ -15,6 +15,8 @@ export class FakeHost implements Host {
   readonly sessions = new Map<string, HostSession>()
   readonly messages = new Map<string, unknown[]>()
   readonly prompts: Array<{ sessionId: string; prompt: HelperPrompt }> = []
+  /** Every helper session created, with what it was created with (its permission rules included). */
+  readonly created: Array<{ id: string; input: HelperSessionInput }> = []
   readonly deleted: string[] = []
   readonly aborted: string[] = []
   listCalls = 0
@@ -54,8 +56,9 @@ export class FakeHost implements Host {
     return messages
   }
 
-  async createSession(input: { directory: string; title: string; metadata: Record<string, unknown> }): Promise<{ id: string }> {
+  async createSession(input: HelperSessionInput): Promise<{ id: string }> {
     const id = `ses_helper${this.nextId++}`
+    this.created.push({ id, input })
     this.addSession({ id, title: input.title, directory: input.directory, metadata: input.metadata })
     return { id }
   }

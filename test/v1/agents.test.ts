@@ -3,7 +3,7 @@ import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { addMissingAgents, bundledAgents } from "../../src/v1/agents.js"
+import { bundledAgents, installHelperAgents } from "../../src/v1/agents.js"
 import { Memory } from "../../src/memory.js"
 import { FakeHost } from "../fakes/host.js"
 import { expectGolden } from "../golden/golden.js"
@@ -53,17 +53,33 @@ describe("bundled agents", () => {
     expect(loaded.b?.prompt).toBe("Just this.")
   })
 
-  it("are added when missing, and a user's agent of the same name wins", () => {
-    const mine = { model: "me/mine", permission: { "*": "allow" } }
+  it("are added when missing, and a user's block of the same name only tunes them", () => {
+    const mine = { model: "me/mine", temperature: 0.2, permission: { "*": "allow", bash: "allow" }, tools: { bash: true }, mode: "primary" }
     const config: { agent?: Record<string, unknown> } = { agent: { memorize: mine } }
-    expect(addMissingAgents(config, agents)).toEqual(["memorize-extract"])
-    expect(config.agent?.memorize).toBe(mine)
+    const installed = installHelperAgents(config, agents)
+    expect(installed.added).toEqual(["memorize-extract"])
+    expect(installed.ignored).toEqual({ memorize: ["mode", "permission", "tools"] })
+    const memorize = config.agent?.memorize as Record<string, unknown>
+    expect(memorize.model).toBe("me/mine")
+    expect(memorize.temperature).toBe(0.2)
+    expect(memorize.permission).toEqual(agents.memorize!.permission)
+    expect(memorize.mode).toBe("subagent")
+    expect(memorize.tools).toBeUndefined()
     expect(config.agent?.["memorize-extract"]).toEqual(agents["memorize-extract"])
+  })
+
+  it("leave the user's other agents alone and share no objects with the bundled definitions", () => {
+    const other = { permission: { "*": "allow" } }
+    const config: { agent?: Record<string, unknown> } = { agent: { build: other } }
+    installHelperAgents(config, agents)
+    expect(config.agent?.build).toBe(other)
+    ;(config.agent?.memorize as { permission: Record<string, unknown> }).permission.bash = "allow"
+    expect((agents.memorize as { permission: Record<string, unknown> }).permission.bash).toBeUndefined()
   })
 
   it("create the agent section when the config has none", () => {
     const config: { agent?: Record<string, unknown> } = {}
-    expect(addMissingAgents(config, agents).sort()).toEqual(["memorize", "memorize-extract"])
+    expect(installHelperAgents(config, agents).added.sort()).toEqual(["memorize", "memorize-extract"])
   })
 })
 

@@ -12,6 +12,7 @@ import { loadExtractionTemplates } from "../../src/write/extract.js"
 import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { eligibleSessions, Phase1 } from "../../src/write/phase1.js"
 import { FakeHost } from "../fakes/host.js"
+import { helperSessionRules } from "../../src/write/helper-sandbox.js"
 
 const HOUR = 3_600_000
 const templates = loadExtractionTemplates(fileURLToPath(new URL("../../templates", import.meta.url)))
@@ -78,6 +79,8 @@ describe("phase 1", () => {
     expect(outputs().map((o) => o.session_id)).toEqual(["ses_mid", "ses_new"])
     expect(outputs()[1]).toMatchObject({ rollout_slug: "fact-topic", cwd: "/p/c", source_updated_at: clock - 7 * HOUR })
     expect(host.prompts.every((call) => call.prompt.agent === "memorize-extract" && call.prompt.directory === root && call.prompt.schema)).toBe(true)
+    // Each helper session carries its own deny-first rules, so the sandbox holds whatever the agent says.
+    expect(host.created.map((c) => c.input.permission)).toEqual([helperSessionRules("extract", [root]), helperSessionRules("extract", [root])])
     expect(host.deleted).toHaveLength(2)
     expect([...host.sessions.keys()].filter((id) => id.startsWith("ses_helper"))).toEqual([])
     expect(helperSessions.size).toBe(0)

@@ -13,6 +13,7 @@ import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { loadConsolidationTemplates } from "../../src/write/consolidate-prompt.js"
 import { RateLimitBreaker } from "../../src/write/breaker.js"
 import { Phase2 } from "../../src/write/phase2.js"
+import { helperSessionRules, memoryRootForms } from "../../src/write/helper-sandbox.js"
 import { FakeHost } from "../fakes/host.js"
 import { addNote } from "../../src/backend/notes.js"
 import { redact } from "../../src/redact/redact.js"
@@ -105,6 +106,8 @@ describe("phase 2", () => {
     expect(await phase2().run()).toEqual({ type: "succeeded", changes: expect.any(Number) })
     const call = host.prompts[0]!
     expect(call.prompt).toMatchObject({ agent: "memorize", directory: root })
+    // The helper session carries its own deny-first rules, confined to the memory folder.
+    expect(host.created.map((c) => c.input.permission)).toEqual([helperSessionRules("consolidate", memoryRootForms(root))])
     expect(call.prompt.system).toContain("This is the first consolidation")
     expect(fs.existsSync(path.join(root, "phase2_workspace_diff.md"))).toBe(false)
     expect(await git.log({ fs, dir: root })).toHaveLength(1)
