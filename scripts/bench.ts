@@ -9,6 +9,7 @@ import { benchReadPath } from "./bench/read-path.js"
 import { benchRedact } from "./bench/redact.js"
 import { benchSearch } from "./bench/search.js"
 import { benchTranscript } from "./bench/transcript.js"
+import { benchTranscriptMemory } from "./bench/transcript-memory.js"
 import { report, type BenchResult } from "./bench/measure.js"
 
 const benches: Array<[string, () => Promise<BenchResult>]> = [
@@ -16,6 +17,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["opencode-run", benchOpencodeRun],
   ["search", benchSearch],
   ["transcript", benchTranscript],
+  ["transcript-memory", benchTranscriptMemory],
   ["redact", benchRedact],
   ["phase1", benchPhase1],
   ["closed-loop", benchClosedLoop],
