@@ -6,13 +6,13 @@
 // sent, in memory.db, in the memory folder or in the plugin's log lines.
 import fs from "node:fs"
 import path from "node:path"
-import zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ALNUM, fake } from "../redact/fakes.js"
-import { FakeLlm, contentText, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, userText } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
-import { query } from "./support/memory-db.js"
+import { phase2Ended, query } from "./support/memory-db.js"
+import { folderTexts } from "./support/folder-texts.js"
 
 const HOUR = 3_600_000
 const TITLE_TOKEN = `ghp_${fake("e2e-title-gh", ALNUM, 36)}`
@@ -26,28 +26,7 @@ const FORBIDDEN = [TITLE_TOKEN, FOLDER_TOKEN, PRIVATE, LONG_TOKEN]
 
 const leaks = (text: string, also: readonly string[] = []) => [...FORBIDDEN, ...also].filter((secret) => text.includes(secret))
 
-function userText(request: ChatRequest): string {
-  return (request.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
-}
 
-/** Every file under `dir` as text; git objects are inflated first, so their contents are searched too. */
-function folderTexts(dir: string): Array<[string, string]> {
-  const out: Array<[string, string]> = []
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue
-    const file = path.join(entry.parentPath, entry.name)
-    let bytes = fs.readFileSync(file)
-    if (file.includes(`${path.sep}.git${path.sep}objects${path.sep}`)) {
-      try {
-        bytes = zlib.inflateSync(bytes)
-      } catch {
-        // a pack or index file: searched as it is
-      }
-    }
-    out.push([path.relative(dir, file), bytes.toString("latin1")])
-  }
-  return out
-}
 
 describe("the session's title and folder on a real OpenCode", () => {
   let llm: FakeLlm
@@ -114,7 +93,7 @@ describe("the session's title and folder on a real OpenCode", () => {
       timeoutMs: 90_000,
       message: "the two extractions did not finish",
     })
-    await waitFor(() => ["done", "failed"].includes(query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status ?? ""), {
+    await waitFor(() => phase2Ended(sandbox), {
       timeoutMs: 60_000,
       message: "phase 2 did not run after phase 1",
     })

@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { validateArtifacts } from "../../src/write/workspace.js"
-import { FakeLlm, contentText, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, userText } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
-import { query } from "./support/memory-db.js"
+import { phase2Status, query } from "./support/memory-db.js"
 
 const HOUR = 3_600_000
 const CONSOLIDATE = "Consolidate the memory folder now"
@@ -21,7 +21,6 @@ afterEach(async () => {
 })
 
 
-const userText = (body: ChatRequest) => (body.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
 
 async function setup(): Promise<{ llm: FakeLlm; sandbox: Sandbox; root: string; start: () => Promise<ServeHandle> }> {
   const llm = await FakeLlm.start()
@@ -92,7 +91,7 @@ describe("crashes and closed windows", () => {
       const restartedAt = Date.now()
       const second = await start()
       await nudge(second, sandbox)
-      await waitFor(() => query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status === "done", {
+      await waitFor(() => phase2Status(sandbox) === "done", {
         timeoutMs: 60_000,
         message: `no consolidation after the restart: ${JSON.stringify(query(sandbox, "SELECT * FROM jobs"))}`,
       })

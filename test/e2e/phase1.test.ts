@@ -5,19 +5,14 @@
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FakeLlm, contentText, systemTexts, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, contentText, systemTexts, userText, type ChatRequest } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
-import { query } from "./support/memory-db.js"
+import { phase2Ended, query } from "./support/memory-db.js"
 import { JOBS, STAGE_ONE } from "../../src/constants.js"
 
 const HOUR = 3_600_000
 
-
-/** The transcript the extractor was given, from the structured request's user message. */
-function userText(request: ChatRequest): string {
-  return request.messages.filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
-}
 
 /** The helper session a structured request belongs to: every request of one helper opens with the same prompt. */
 function firstUserText(request: ChatRequest): string {
@@ -90,7 +85,7 @@ describe("phase 1 on a real OpenCode", () => {
     })
     passWindow = { from: passFrom, to: Date.now() + 7 * HOUR }
     // Phase 2 follows the pass (and fails here: no consolidator is scripted); let it finish.
-    await waitFor(() => ["done", "failed"].includes(query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status ?? ""), {
+    await waitFor(() => phase2Ended(sandbox), {
       timeoutMs: 60_000,
       message: "the consolidation after phase 1 did not finish",
     })

@@ -7,7 +7,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { diffDrivenConsolidator, type ConsolidatorRun } from "./support/consolidator.js"
-import { FakeLlm, contentText, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, userText, type ChatRequest } from "./support/fake-llm.js"
 import { query } from "./support/memory-db.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
@@ -61,7 +61,7 @@ describe("phase 2 wakes for notes and mode changes on a real OpenCode", () => {
     runs = consolidator.runs
     llm.setAgentHandler(consolidator.handler)
     llm.setStructuredHandler((request: ChatRequest) => {
-      const text = (request.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
+      const text = userText(request)
       if (!text.includes(SESSION_FACT)) return { rollout_summary: "", raw_memory: "", rollout_slug: "" }
       return { rollout_summary: `The user explained a deploy.\n${SESSION_FACT}`, raw_memory: `---\ndescription: billing deploys\n---\n- ${SESSION_FACT}`, rollout_slug: "billing-deploys" }
     })

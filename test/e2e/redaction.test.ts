@@ -6,13 +6,13 @@
 // model answering the user still sees the private text of the user's own turn.
 import fs from "node:fs"
 import path from "node:path"
-import zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ALNUM, BASE64, URLSAFE, fake } from "../redact/fakes.js"
-import { FakeLlm, contentText, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, contentText, userText } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
-import { query } from "./support/memory-db.js"
+import { phase2Ended, query } from "./support/memory-db.js"
+import { folderTexts } from "./support/folder-texts.js"
 
 const HOUR = 3_600_000
 const SECRET = {
@@ -34,28 +34,7 @@ const TRANSCRIPT_ENDS = "===== TRANSCRIPT ENDS ====="
 
 
 
-function userText(request: ChatRequest): string {
-  return (request.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
-}
 
-/** Every file under `dir` as text; git objects are inflated first, so their contents are searched too. */
-function folderTexts(dir: string): Array<[string, string]> {
-  const out: Array<[string, string]> = []
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue
-    const file = path.join(entry.parentPath, entry.name)
-    let bytes = fs.readFileSync(file)
-    if (file.includes(`${path.sep}.git${path.sep}objects${path.sep}`)) {
-      try {
-        bytes = zlib.inflateSync(bytes)
-      } catch {
-        // a pack or index file: searched as it is
-      }
-    }
-    out.push([path.relative(dir, file), bytes.toString("latin1")])
-  }
-  return out
-}
 
 const leaks = (text: string) => FORBIDDEN.filter((secret) => text.includes(secret))
 
@@ -119,7 +98,7 @@ describe("redaction on a real OpenCode", () => {
       timeoutMs: 90_000,
       message: "the two extraction jobs did not finish",
     })
-    await waitFor(() => ["done", "failed"].includes(query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status ?? ""), {
+    await waitFor(() => phase2Ended(sandbox), {
       timeoutMs: 60_000,
       message: "phase 2 did not run after phase 1",
     }).catch((error) => {

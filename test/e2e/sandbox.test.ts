@@ -137,7 +137,7 @@ describe.each<Scenario>(["bundled agents", "a user config allowing everything", 
       timeoutMs: 90_000,
       message: `the extraction did not finish: ${JSON.stringify(query(sandbox, "SELECT status, last_error FROM jobs WHERE kind = 'memory_stage1'"))}`,
     })
-    consolidator = llm.requests().filter((r) => r.kind === "agent" && contentText(r.body.messages.find((m) => m.role === "user")?.content).includes(CONSOLIDATE))
+    consolidator = llm.requests().filter((r) => r.kind === "agent" && contentText((r.body.messages ?? []).find((m) => m.role === "user")?.content).includes(CONSOLIDATE))
     const response = await fetch(`${server.url}/agent?directory=${encodeURIComponent(memoryRoot)}`)
     agents = (await response.json()) as AgentInfo[]
   })
@@ -166,7 +166,7 @@ describe.each<Scenario>(["bundled agents", "a user config allowing everything", 
 
   it("refuses every attempt to reach outside the memory folder or to touch its git baseline", () => {
     const results = consolidator.slice(1).map((request) => {
-      const last = request.body.messages.at(-1)
+      const last = request.body.messages?.at(-1)
       return last?.role === "tool" ? contentText(last.content) : ""
     })
     // One refusal per attempt: by permission rule (outside the folder) or by absence (no such tool).

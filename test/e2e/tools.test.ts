@@ -32,7 +32,7 @@ function readDb<T>(sandbox: Sandbox, sql: string): T[] {
 }
 
 function toolResults(request: LoggedRequest): string[] {
-  return request.body.messages.filter((m) => m.role === "tool").map((m) => contentText(m.content))
+  return (request.body.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content))
 }
 
 describe("memory tools and citations in a real OpenCode", () => {
@@ -107,7 +107,7 @@ describe("memory tools and citations in a real OpenCode", () => {
       await api.prompt(sessionId, "thanks")
       const history = llm.requests().filter((r) => r.kind === "agent").at(-1)!
       // The system prompt explains the block; the conversation itself must not carry one.
-      const conversation = history.body.messages.filter((m) => m.role !== "system")
+      const conversation = (history.body.messages ?? []).filter((m) => m.role !== "system")
       expect(JSON.stringify(conversation)).toContain("make ship")
       expect(JSON.stringify(conversation)).not.toContain("memory-citation")
       expect(readDb(sandbox, `SELECT usage_count FROM stage1_outputs WHERE session_id = '${SOURCE_SESSION}'`)).toEqual([{ usage_count: 1 }])

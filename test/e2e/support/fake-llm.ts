@@ -83,6 +83,11 @@ const STRUCTURED_TOOL = "StructuredOutput"
 // Helpers for reading requests (exported: tests use them on logged requests too)
 
 /** Text of a message's `content`, which is a string or an array of parts (`{type:"text", text}`). */
+/** The text of every user message of a request, one per line. */
+export function userText(request: ChatRequest): string {
+  return (request.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
+}
+
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""

@@ -11,3 +11,13 @@ export function query<T>(sandbox: Sandbox, sql: string): T[] {
     db.close()
   }
 }
+
+/** The global consolidation row's status, when there is one. */
+export function phase2Status(sandbox: Sandbox): string | undefined {
+  return query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status
+}
+
+/** True once the consolidation that follows a phase-1 pass has ended, either way. */
+export function phase2Ended(sandbox: Sandbox): boolean {
+  return ["done", "failed"].includes(phase2Status(sandbox) ?? "")
+}
