@@ -8,6 +8,7 @@ import { openDatabase } from "../../src/store/database.js"
 import { FakeLlm, contentText, type LoggedRequest } from "./support/fake-llm.js"
 import { createSandbox, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
+import { phase2Status } from "./support/memory-db.js"
 
 const SOURCE_SESSION = "ses_source0123456789"
 const HANDBOOK = ["# Handbook", "", "## Deploying acme-api", `- Deploy with \`make ship\` from the repo root (${SOURCE_SESSION}).`, "- Never deploy on Fridays.", ""].join("\n")
@@ -139,6 +140,8 @@ describe("memory tools and citations in a real OpenCode", () => {
     })
 
     it("erases memory when the user approves it", async () => {
+      // A note or mode change earlier in this file wakes phase 2; reset is refused while it runs.
+      await waitFor(() => phase2Status(sandbox) !== "running", { timeoutMs: 120_000, message: "the consolidation woken by the notes never ended" })
       const result = await resetWith("once")
       expect(result).toContain("Erased all memory")
       expect(fs.readdirSync(path.join(sandbox.memoryHome, "memories"))).toEqual([])
