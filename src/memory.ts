@@ -1,45 +1,45 @@
-// One memory instance per plugin instance. It owns every piece of state (options, paths, caches,
-// the database handle, diagnostics), so two instances in one process never see each other's.
-import fs from "node:fs"
+// The composition root: one Memory per plugin instance. It parses the options, opens the catalog
+// (memory.db), builds one pipeline per memory version (src/pipeline) and routes each host event,
+// tool call and model call to the pipeline it belongs to. Every piece of state is owned here or
+// by a pipeline, so two instances in one process never see each other's.
 import path from "node:path"
 import type { InspectReport, MemoryToolPorts, ResetReport } from "../tools/ports.js"
 import { createMemoryTools } from "../tools/index.js"
 import type { ToolSpec } from "../tools/spec.js"
-import { LocalMemoryBackend } from "./backend/local-backend.js"
+import type { LocalMemoryBackend } from "./backend/local-backend.js"
 import { addNote, type NewNote, type WrittenNote } from "./backend/notes.js"
-import { JOBS, READ_PATH } from "./constants.js"
+import { JOBS } from "./constants.js"
 import { clearFolder } from "./control/clear-folder.js"
 import { renderInspect, type InspectSnapshot } from "./control/inspect.js"
+import { summaryStats } from "./control/summary-stats.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
-import type { Host } from "./host.js"
+import type { Host, ModelRef } from "./host.js"
 import { parseOptions, type MemoryOptions } from "./options.js"
+import { VersionPipeline } from "./pipeline/version-pipeline.js"
+import { VERSIONS, versionSpec } from "./pipeline/versions.js"
+import { readiness } from "./pipeline/readiness.js"
 import { CitationUsage } from "./read/citation-usage.js"
-import { ReadPath, type SystemCall } from "./read/read-path.js"
-import { loadReadPathTemplates } from "./read/render.js"
+import { isConversationCall, type SystemCall } from "./read/read-path.js"
 import { redact } from "./redact/redact.js"
 import { openDatabase } from "./store/database.js"
-import { MemoryStore, type MemoryMode } from "./store/memory-store.js"
-import { Stage1Jobs } from "./store/stage1-jobs.js"
-import type { ModelRef } from "./host.js"
-import { loadExtractionTemplates } from "./write/extract.js"
-import { describeIgnoredAgentKeys } from "./write/helper-agents.js"
-import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
-import { Phase1 } from "./write/phase1.js"
-import { Phase2Jobs } from "./store/phase2-jobs.js"
-import { loadConsolidationTemplates } from "./write/consolidate-prompt.js"
-import { Phase2 } from "./write/phase2.js"
-import { RateLimitBreaker } from "./write/breaker.js"
-import { ExternalContext } from "./write/external-context.js"
+import { MemoryStore, type CitedRange, type MemoryMode } from "./store/memory-store.js"
 import { markPolluted } from "./store/pollution.js"
 import { packageRoot } from "./util/package-root.js"
-import { ENV_TEST_ROOT, memoryPaths, resolveHome, type MemoryPaths } from "./util/paths.js"
-import { estimateTokens } from "./util/tokens.js"
+import { ENV_TEST_ROOT, memoryPaths, resolveHome, type MemoryPaths, type MemoryVersion } from "./util/paths.js"
+import { prepareRoot } from "./util/prepare-root.js"
+import { RateLimitBreaker } from "./write/breaker.js"
+import { ExternalContext } from "./write/external-context.js"
+import { describeIgnoredAgentKeys } from "./write/helper-agents.js"
+import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
 
 export const ENV_TEST_FAULTS = "OPENCODE_CODEX_MEMORY_TEST_FAULTS"
 /** Shifts the plugin's clock (milliseconds), so tests can make sessions old without waiting. */
 export const ENV_TEST_CLOCK_OFFSET = "OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS"
 /** "1" gives the helper agents OpenCode's default prompt instead of their own (the benchmark's "before"). */
 export const ENV_TEST_DEFAULT_HELPER_PROMPT = "OPENCODE_CODEX_MEMORY_TEST_DEFAULT_HELPER_PROMPT"
+
+/** Version stamps cached per instance; past this many sessions the cache starts over. */
+const STAMP_CACHE_MAX = 10_000
 
 export interface MemoryDeps {
   host: Host
@@ -62,6 +62,7 @@ export interface StoreState {
 export class Memory implements MemoryToolPorts {
   readonly options: MemoryOptions
   readonly warnings: readonly string[]
+  /** The selected version's paths: where new sessions read, and the home's catalog database. */
   readonly paths: MemoryPaths
   readonly diagnostics: Diagnostics
   readonly packageDir: string
@@ -71,26 +72,24 @@ export class Memory implements MemoryToolPorts {
   readonly helperPrompts: boolean
   /** Sessions this instance started itself; they never get memory injected nor get extracted. */
   readonly helperSessions = new Set<string>()
-  readonly backend: LocalMemoryBackend
   readonly citations: CitationUsage
-  readonly phase1: Phase1
-  readonly phase2: Phase2
-  /** Models that hit a rate limit or quota, paused for an hour (both phases share it). */
+  /** Models that hit a rate limit or quota, paused for an hour (every phase of every version shares it). */
   readonly breaker: RateLimitBreaker
-  private readonly externalContext: ExternalContext
+  /** One pipeline per version: each reads always, and writes when selected or dual-writing. */
+  readonly pipelines: ReadonlyMap<MemoryVersion, VersionPipeline>
   /**
-   * True when this instance serves the memory folder itself: OpenCode starts one for the helper
-   * sessions (their directory is the memory root). It adds the helper agents and nothing else.
+   * True when this instance serves a memory folder itself: OpenCode starts one for the helper
+   * sessions (their directory is a memory root). It adds the helper agents and nothing else.
    */
   readonly servesHelpers: boolean
+  private readonly externalContext: ExternalContext
   /** OpenCode's configured models, learned in the config hook. */
   private hostModels: { model?: string; small_model?: string } = {}
   /** Keys of the user's own helper-agent blocks that were dropped, per agent (config hook). */
   private helperAgentOverrides: Record<string, string[]> = {}
-  private readonly jobs: { stage1?: Stage1Jobs; phase2?: Phase2Jobs } = {}
-  private readonly workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
-  private readonly readPath: ReadPath
-  private memoryStore: MemoryStore | undefined
+  private readonly stamps = new Map<string, MemoryVersion>()
+  private readonly catalogDb: string
+  private catalog: MemoryStore | undefined
   private readonly now: () => number
   private storeState: StoreState = { status: "closed" }
   private disposed = false
@@ -100,8 +99,8 @@ export class Memory implements MemoryToolPorts {
     this.options = parsed.options
     this.warnings = [...parsed.warnings, ...unsupportedWarnings(parsed.options)]
     const home = resolveHome(this.options.home, deps.env, deps.homedir)
-    // Memory V2 is not implemented yet, so every instance reads and writes the V1 layout.
-    this.paths = memoryPaths(home.home, home.source, "v1")
+    this.paths = memoryPaths(home.home, home.source, this.options.version)
+    this.catalogDb = memoryPaths(home.home, home.source, "v1").db
     const offset = deps.env[ENV_TEST_ROOT] ? Number(deps.env[ENV_TEST_CLOCK_OFFSET] ?? 0) || 0 : 0
     const clock = deps.now ?? Date.now
     this.now = offset ? () => clock() + offset : clock
@@ -109,62 +108,81 @@ export class Memory implements MemoryToolPorts {
     this.packageDir = deps.packageDir ?? packageRoot()
     this.faults = deps.env[ENV_TEST_ROOT] ? parseList(deps.env[ENV_TEST_FAULTS]) : new Set()
     this.helperPrompts = !(deps.env[ENV_TEST_ROOT] && deps.env[ENV_TEST_DEFAULT_HELPER_PROMPT] === "1")
-    this.readPath = new ReadPath({
-      memoryRoot: this.paths.memoryRoot,
-      summaryFile: this.paths.summary,
-      dedicatedTools: this.options.dedicated_tools,
-      templates: loadReadPathTemplates(path.join(this.packageDir, "templates")),
-      isHelperSession: (id) => this.helperSessions.has(id),
-      onRefuse: (reason) => this.diagnostics.report("warn", "read-path", reason),
-    })
-    this.backend = new LocalMemoryBackend({ root: this.paths.memoryRoot })
-    this.citations = new CitationUsage({
-      store: () => this.memoryStore,
-      onError: (error) => this.diagnostics.error("citations", error),
-    })
     this.breaker = new RateLimitBreaker(this.now)
     this.externalContext = new ExternalContext(deps.host, this.now)
-    this.servesHelpers = deps.directory !== undefined && path.resolve(deps.directory) === path.resolve(this.paths.memoryRoot)
-    this.phase1 = new Phase1({
-      host: deps.host,
-      options: this.options,
-      now: this.now,
-      diagnostics: this.diagnostics,
-      templates: loadExtractionTemplates(path.join(this.packageDir, "templates")),
-      memoryRoot: this.paths.memoryRoot,
-      jobs: () => this.jobs.stage1,
-      excludedSessions: () => this.memoryStore?.sessionsNotEnabled() ?? new Set(),
-      helperSessions: this.helperSessions,
-      extractionModel: () => parseModel(this.options.extract_model ?? this.hostModels.small_model),
-      workerId: this.workerId,
-      afterPass: () => this.afterExtraction(),
-      breaker: this.breaker,
-      recordRedactions: (sessionId, counts, stage) => this.memoryStore?.recordRedactions(sessionId, counts, stage),
+    this.citations = new CitationUsage({
+      sink: () => (this.catalog ? this : undefined),
+      onError: (error) => this.diagnostics.error("citations", error),
     })
     const templatesDir = path.join(this.packageDir, "templates")
-    this.phase2 = new Phase2({
-      host: deps.host,
-      options: this.options,
-      now: this.now,
-      diagnostics: this.diagnostics,
-      templates: loadConsolidationTemplates(templatesDir),
-      templatesDir,
-      memoryRoot: this.paths.memoryRoot,
-      jobs: () => this.jobs.phase2,
-      helperSessions: this.helperSessions,
-      consolidationModel: () => parseModel(this.options.consolidation_model ?? this.hostModels.model),
-      onConsolidated: () => this.invalidateReadPath(),
-      breaker: this.breaker,
-      workerId: this.workerId,
-    })
+    const workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
+    const pipelines = new Map<MemoryVersion, VersionPipeline>()
+    for (const version of VERSIONS) {
+      pipelines.set(
+        version,
+        new VersionPipeline({
+          spec: versionSpec(version, home, templatesDir),
+          writes: this.options.generate_memories && (version === this.options.version || this.options.dual_write),
+          host: deps.host,
+          options: this.options,
+          now: this.now,
+          diagnostics: this.diagnostics,
+          templatesDir,
+          helperSessions: this.helperSessions,
+          breaker: this.breaker,
+          workerId,
+          extractionModel: () => parseModel(this.options.extract_model ?? this.hostModels.small_model),
+          consolidationModel: () => parseModel(this.options.consolidation_model ?? this.hostModels.model),
+          excludedSessions: () => this.catalog?.sessionsNotEnabled() ?? new Set(),
+          recordRedactions: (sessionId, counts, stage) => this.catalog?.recordRedactions(sessionId, counts, stage),
+          onFolderChanged: () => undefined,
+        }),
+      )
+    }
+    this.pipelines = pipelines
+    this.servesHelpers =
+      deps.directory !== undefined && [...pipelines.values()].some((p) => path.resolve(deps.directory!) === path.resolve(p.paths.memoryRoot))
   }
 
-  /** After each phase-1 pass: retention pruning, then a consolidation if one is due. */
-  private afterExtraction(): void {
-    if (this.disposed) return
-    const pruned = this.jobs.phase2?.pruneUnused(this.options.max_unused_days) ?? 0
-    if (pruned) this.diagnostics.report("info", "retention", `pruned ${pruned} memory record(s) unused for ${this.options.max_unused_days} days`)
-    this.phase2.trigger()
+  /** The selected version's memory root (the agents' grant, the reset's approval pattern). */
+  get memoryRoot(): string {
+    return this.paths.memoryRoot
+  }
+
+  get memoryRoots(): string[] {
+    return [...this.pipelines.values()].map((p) => p.paths.memoryRoot)
+  }
+
+  pipeline(version: MemoryVersion): VersionPipeline {
+    return this.pipelines.get(version)!
+  }
+
+  /** The pipelines that learn: the selected version, and the other one too with dual_write. */
+  writers(): VersionPipeline[] {
+    return [...this.pipelines.values()].filter((p) => p.writes)
+  }
+
+  /**
+   * The version a session reads. With `stamp`, its first real use freezes it (a later change of
+   * the `version` option affects new sessions only); without, a peek for status reads. Without a
+   * catalog (the database failed), the selected version, unstamped: memory stays usable.
+   */
+  sessionVersion(sessionId: string | undefined, options: { stamp: boolean }): MemoryVersion {
+    if (!sessionId) return this.options.version
+    const cached = this.stamps.get(sessionId)
+    if (cached) return cached
+    const catalog = this.catalog
+    if (!catalog) return this.options.version
+    try {
+      const version = options.stamp ? catalog.stampVersion(sessionId, this.options.version) : catalog.stampedVersion(sessionId)
+      if (!version) return this.options.version
+      if (this.stamps.size >= STAMP_CACHE_MAX) this.stamps.clear()
+      this.stamps.set(sessionId, version)
+      return version
+    } catch (error) {
+      this.diagnostics.error("version-stamp", error)
+      return this.options.version
+    }
   }
 
   /**
@@ -176,22 +194,24 @@ export class Memory implements MemoryToolPorts {
     void this.externalContext
       .isExternal(tool)
       .then((external) => {
-        const store = this.memoryStore
-        if (!external || !store) return
-        const marked = markPolluted(store.db, sessionId, this.now())
-        if (marked.changed) this.diagnostics.report("info", "external-context", `session ${sessionId} used ${tool}; it will not be learned from`)
-        if (marked.queued) this.phase2.trigger()
+        const catalog = this.catalog
+        if (!external || !catalog || this.disposed) return
+        if (!markPolluted(catalog.db, sessionId, this.now()).changed) return
+        this.diagnostics.report("info", "external-context", `session ${sessionId} used ${tool}; it will not be learned from`)
+        // Only a version whose last consolidation used the session has something to forget.
+        for (const pipeline of this.pipelines.values()) pipeline.inputsMoved(sessionId, { selectedOnly: true })
       })
       .catch((error) => this.diagnostics.error("external-context", error))
   }
 
-  /** OpenCode deleted a session: forget what was learned from it. */
+  /** OpenCode deleted a session: every version forgets what it learned from it. */
   onSessionDeleted(sessionId: string): void {
     if (this.disposed || !this.options.generate_memories) return
-    const forgotten = this.jobs.phase2?.forgetSession(sessionId)
-    if (!forgotten?.deleted) return
-    this.diagnostics.report("info", "forgetting", `forgot session ${sessionId}${forgotten.queued ? "; consolidation queued" : ""}`)
-    if (forgotten.queued) this.phase2.trigger()
+    for (const pipeline of this.pipelines.values()) {
+      const forgotten = pipeline.forgetSession(sessionId)
+      if (!forgotten.deleted) continue
+      this.diagnostics.report("info", "forgetting", `${pipeline.version}: forgot session ${sessionId}${forgotten.queued ? "; consolidation queued" : ""}`)
+    }
   }
 
   /** Remembers the models OpenCode is configured with (extraction falls back to small_model). */
@@ -214,17 +234,13 @@ export class Memory implements MemoryToolPorts {
   /** A user's message in a session of this instance. */
   onChatMessage(sessionId: string): void {
     if (this.servesHelpers || this.disposed || this.helperSessions.has(sessionId)) return
-    this.phase1.onChatMessage(sessionId)
+    for (const pipeline of this.writers()) pipeline.phase1?.onChatMessage(sessionId)
   }
 
   /** A session of this instance went idle. */
   onSessionIdle(sessionId: string): void {
     if (this.servesHelpers || this.disposed || this.helperSessions.has(sessionId)) return
-    this.phase1.onIdle(sessionId)
-  }
-
-  get memoryRoot(): string {
-    return this.paths.memoryRoot
+    for (const pipeline of this.writers()) pipeline.phase1?.onIdle(sessionId)
   }
 
   /** The tools this instance offers, as host-neutral specs. */
@@ -235,15 +251,28 @@ export class Memory implements MemoryToolPorts {
     })
   }
 
+  /** The memory folder a session's tools see: its version's. A tool call is a real use and stamps. */
+  backendFor(sessionId: string): LocalMemoryBackend {
+    return this.pipeline(this.sessionVersion(sessionId, { stamp: true })).backend
+  }
+
   /** Start-up work, run after the host has finished loading plugins. Never throws. */
   async start(): Promise<void> {
     for (const warning of this.warnings) this.diagnostics.report("warn", "options", warning)
     try {
-      this.prepareRoot()
-      this.openStore()
+      for (const pipeline of this.writers()) prepareRoot(pipeline.paths.memoryRoot)
+      this.openCatalog()
     } catch (error) {
       this.diagnostics.error("startup", error)
       return
+    }
+    for (const pipeline of this.pipelines.values()) {
+      try {
+        pipeline.open(this.catalog?.db)
+      } catch (error) {
+        // One version's database failing leaves the other version working.
+        this.diagnostics.error("startup", error)
+      }
     }
     if (!this.servesHelpers && this.options.generate_memories) await this.cleanUpHelpers()
   }
@@ -261,61 +290,110 @@ export class Memory implements MemoryToolPorts {
   /** The memory block for one model call, or undefined when nothing is to be injected. */
   systemBlock(call: SystemCall): string | undefined {
     if (!this.options.use_memories || this.disposed || this.servesHelpers) return undefined
-    return this.readPath.blockFor(call)
+    if (!isConversationCall(call, (id) => this.helperSessions.has(id))) return undefined
+    return this.pipeline(this.sessionVersion(call.sessionID, { stamp: true })).readPath.blockFor(call)
   }
 
-  /** Drop cached bytes after the plugin itself changed the memory folder. */
+  /** Drop cached bytes after the plugin itself changed the memory folders. */
   invalidateReadPath(): void {
-    this.readPath.invalidate()
-    this.backend.invalidate()
+    for (const pipeline of this.pipelines.values()) pipeline.invalidate()
   }
 
+  /** The catalog (memory.db): modes, stamps, citations, the redaction audit. */
   store(): MemoryStore | undefined {
-    return this.memoryStore
+    return this.catalog
   }
 
-  /** A note is a workspace input: the next consolidation folds it in, with no new session needed. */
+  /**
+   * A note is a workspace input: the next consolidation folds it in, with no new session needed.
+   * It goes to the session's version, and with dual-write to every version that learns, so both
+   * keep what the user asked for. The path returned is the one in the session's version.
+   */
   addNote(input: NewNote): WrittenNote {
-    const written = addNote({ root: this.paths.memoryRoot, now: () => new Date(this.now()), redact }, input)
-    this.backend.invalidate()
-    this.phase2.wake()
-    return written
+    const own = this.pipeline(this.sessionVersion(input.sessionId, { stamp: true }))
+    const targets = [own, ...this.writers().filter((p) => p !== own && this.options.dual_write)]
+    let written: WrittenNote | undefined
+    for (const pipeline of targets) {
+      const note = addNote({ root: pipeline.paths.memoryRoot, now: () => new Date(this.now()), redact }, input)
+      written ??= note
+      pipeline.backend.invalidate()
+      pipeline.phase2?.wake()
+    }
+    return written!
   }
 
-  /** The store queues phase 2 when the change moves a record in or out of the inputs. */
+  /** A mode change that moves a session in or out of the inputs queues each version's phase 2. */
   setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode } {
-    const previous = this.requireStore().setMode(sessionId, mode)
-    if (previous !== mode && !this.disposed) this.phase2.trigger()
+    const previous = this.requireCatalog().setMode(sessionId, mode)
+    const moved = (previous === "enabled") !== (mode === "enabled")
+    if (moved && !this.disposed) for (const pipeline of this.pipelines.values()) pipeline.inputsMoved(sessionId)
     return { previous }
   }
 
+  /** CitationSink: the catalog counts each part once; the cited sessions' usage goes to the citing session's version. */
+  recordCitation(partId: string, citingSession: string | undefined, sessionIds: readonly string[], files: readonly CitedRange[]): boolean {
+    const catalog = this.requireCatalog()
+    if (!catalog.recordCitation(partId, citingSession, files)) return false
+    this.pipeline(this.sessionVersion(citingSession, { stamp: true })).store()?.bumpUsage(sessionIds)
+    return true
+  }
+
+  /**
+   * Erases what every version learned: outputs, jobs, readiness progress, citation records and
+   * both memory folders. Modes and version stamps stay. Refused, changing nothing, while any
+   * version's consolidation runs; the databases stay open.
+   */
   async reset(): Promise<ResetReport> {
-    const outcome = this.requireStore().reset()
-    if (outcome.type === "refused_consolidation_running") {
-      const until = new Date(outcome.leaseUntil).toISOString()
-      return { type: "refused", reason: `a consolidation is running (its lease lasts until ${until}); try again after it finishes. Nothing was changed.` }
+    const catalog = this.requireCatalog()
+    const stores = [...this.pipelines.values()].map((p) => p.store()).filter((store) => store !== undefined)
+    for (const store of stores) {
+      const running = store.liveConsolidation()
+      if (running) return refusedReset(store.version, running.leaseUntil)
     }
-    const files = clearFolder(this.paths.memoryRoot)
+    let outputs = 0
+    let jobs = 0
+    for (const store of stores) {
+      // Checked again inside the clearing transaction: a consolidation may have started since.
+      const outcome = store.reset()
+      if (outcome.type === "refused_consolidation_running") return refusedReset(store.version, outcome.leaseUntil, outputs > 0 || jobs > 0)
+      outputs += outcome.outputs
+      jobs += outcome.jobs
+    }
+    catalog.clearCitations()
+    let files = 0
+    for (const pipeline of this.pipelines.values()) files += clearFolder(pipeline.paths.memoryRoot)
     this.invalidateReadPath()
-    this.diagnostics.report("info", "reset", `memory erased: ${outcome.outputs} outputs, ${outcome.jobs} jobs, ${files} folder entries`)
-    return { type: "reset", outputs: outcome.outputs, jobs: outcome.jobs, files }
+    this.diagnostics.report("info", "reset", `memory erased: ${outputs} outputs, ${jobs} jobs, ${files} folder entries`)
+    return { type: "reset", outputs, jobs, files }
   }
 
   inspect(): InspectReport {
-    const store = this.memoryStore
+    const catalog = this.catalog
     const snapshot: InspectSnapshot = {
       now: this.now(),
-      paths: this.paths,
-      store: this.storeStatus(),
-      counts: store?.counts(),
-      phase2: store?.phase2Job(),
-      jobErrors: store?.recentJobErrors(5) ?? [],
-      summary: this.summaryStats(),
+      home: { path: this.paths.home, source: this.paths.homeSource },
+      catalog: { file: this.catalogDb, state: this.storeStatus(), counts: catalog?.counts() },
+      versions: [...this.pipelines.values()].map((pipeline) => {
+        const store = pipeline.store()
+        const summary = summaryStats(pipeline.paths.summary, this.options.use_memories)
+        return {
+          version: pipeline.version,
+          selected: pipeline.version === this.options.version,
+          writes: pipeline.writes,
+          paths: pipeline.paths,
+          store: pipeline.storeState(),
+          counts: store?.counts(),
+          phase2: store?.phase2Job(),
+          summary,
+          readiness: pipeline.version === "v2" ? readiness(pipeline.paths.summary, store?.maxConsolidated() ?? 0, this.options.v2_ready_sessions) : undefined,
+        }
+      }),
+      jobErrors: [...this.pipelines.values()].flatMap((p) => (p.store()?.recentJobErrors(5) ?? []).map((job) => ({ ...job, version: p.version }))),
       options: this.options,
       warnings: this.warnings,
       diagnostics: this.diagnostics.recent(),
       cooldownMs: JOBS.PHASE2_COOLDOWN_MS,
-      redactions: store?.redactionTotals(),
+      redactions: catalog?.redactionTotals(),
       breakers: this.breaker.list(),
       ignoredAgentKeys: this.helperAgentOverrides,
     }
@@ -323,19 +401,8 @@ export class Memory implements MemoryToolPorts {
     return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }
   }
 
-  private summaryStats(): InspectSnapshot["summary"] {
-    const stat = fs.lstatSync(this.paths.summary, { throwIfNoEntry: false })
-    if (!stat?.isFile()) return undefined
-    // A huge summary is not read whole just to report its size.
-    if (stat.size > 1024 * 1024) return { bytes: stat.size, estimatedTokens: Math.ceil(stat.size / READ_PATH.BYTES_PER_TOKEN), injected: this.options.use_memories, capped: true }
-    const text = fs.readFileSync(this.paths.summary, "utf8").trim()
-    if (!text) return undefined
-    const estimatedTokens = estimateTokens(text)
-    return { bytes: stat.size, estimatedTokens, injected: this.options.use_memories, capped: estimatedTokens > READ_PATH.SUMMARY_TOKEN_LIMIT }
-  }
-
-  private requireStore(): MemoryStore {
-    if (this.memoryStore) return this.memoryStore
+  private requireCatalog(): MemoryStore {
+    if (this.catalog) return this.catalog
     const state = this.storeState
     throw new Error(state.status === "failed" ? `the memory database could not be opened: ${state.error}` : "the memory database is still opening; try again in a moment")
   }
@@ -346,31 +413,21 @@ export class Memory implements MemoryToolPorts {
 
   async dispose(): Promise<void> {
     this.disposed = true
-    await Promise.all([this.phase1.dispose(), this.phase2.dispose()])
-    this.memoryStore?.db.close()
-    this.memoryStore = undefined
-    this.jobs.stage1 = undefined
-    this.jobs.phase2 = undefined
+    await Promise.all([...this.pipelines.values()].map((pipeline) => pipeline.dispose()))
+    this.catalog?.db.close()
+    this.catalog = undefined
     this.storeState = { status: "closed" }
     this.helperSessions.clear()
+    this.stamps.clear()
   }
 
-  private prepareRoot(): void {
-    const root = this.paths.memoryRoot
-    const stat = fs.lstatSync(root, { throwIfNoEntry: false })
-    if (stat?.isSymbolicLink()) throw new Error(`memory folder ${root} is a symlink; refusing to use it`)
-    if (!stat) fs.mkdirSync(root, { recursive: true })
-  }
-
-  private openStore(): void {
+  private openCatalog(): void {
     if (this.disposed) return
     this.storeState = { status: "opening" }
     try {
-      const { db, migrated, recovered } = openDatabase(this.paths.db)
+      const { db, migrated, recovered } = openDatabase(this.catalogDb, { now: this.now })
       if (this.disposed) return db.close()
-      this.memoryStore = new MemoryStore(db, this.now)
-      this.jobs.stage1 = new Stage1Jobs(db, this.now)
-      this.jobs.phase2 = new Phase2Jobs(db, this.now)
+      this.catalog = new MemoryStore(db, this.now)
       this.storeState = { status: "open", driver: db.driver, schemaVersion: migrated.to }
       if (recovered) {
         this.diagnostics.report("warn", "store", `memory.db could not be read (${recovered.reason}); it was moved to ${recovered.movedTo} and a new one was created`)
@@ -385,10 +442,14 @@ export class Memory implements MemoryToolPorts {
   }
 }
 
+function refusedReset(version: MemoryVersion, leaseUntil: number, partial = false): ResetReport {
+  const until = new Date(leaseUntil).toISOString()
+  const changed = partial ? "Memory of the other version was already erased." : "Nothing was changed."
+  return { type: "refused", reason: `a ${version} consolidation is running (its lease lasts until ${until}); try again after it finishes. ${changed}` }
+}
+
 function unsupportedWarnings(options: MemoryOptions): string[] {
   const warnings: string[] = []
-  if (options.version === "v2") warnings.push('option "version": Memory V2 is not available in this release yet; using v1')
-  if (options.dual_write) warnings.push('option "dual_write": needs Memory V2, which is not available in this release yet; ignored')
   if (options.codex_interop.import || options.codex_interop.export) {
     warnings.push('option "codex_interop": Codex import and export are not available in this release yet; ignored')
   }

@@ -9,6 +9,8 @@ const INTEGER_OPTIONS = {
   max_rollout_age_days: [10, 0, 90],
   max_rollouts_per_startup: [2, 1, 128],
   min_rollout_idle_hours: [6, 1, 48],
+  // V2 counts as ready once one successful consolidation consumed this many distinct sessions.
+  v2_ready_sessions: [20, 1, 4096],
 } as const
 
 type IntegerOption = keyof typeof INTEGER_OPTIONS
@@ -28,6 +30,7 @@ const schema = z
     max_rollout_age_days: z.number(),
     max_rollouts_per_startup: z.number(),
     min_rollout_idle_hours: z.number(),
+    v2_ready_sessions: z.number(),
     codex_interop: z.strictObject({
       import: z.boolean().optional(),
       export: z.boolean().optional(),
@@ -53,6 +56,7 @@ export interface MemoryOptions {
   max_rollout_age_days: number
   max_rollouts_per_startup: number
   min_rollout_idle_hours: number
+  v2_ready_sessions: number
   codex_interop: { import: boolean; export: boolean; codex_home: string | undefined }
   version: "v1" | "v2"
   dual_write: boolean
@@ -78,6 +82,7 @@ export const DEFAULT_OPTIONS: MemoryOptions = Object.freeze({
   max_rollout_age_days: INTEGER_OPTIONS.max_rollout_age_days[0],
   max_rollouts_per_startup: INTEGER_OPTIONS.max_rollouts_per_startup[0],
   min_rollout_idle_hours: INTEGER_OPTIONS.min_rollout_idle_hours[0],
+  v2_ready_sessions: INTEGER_OPTIONS.v2_ready_sessions[0],
   codex_interop: Object.freeze({ import: false, export: false, codex_home: undefined }),
   version: "v1",
   dual_write: false,

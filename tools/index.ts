@@ -26,9 +26,9 @@ export function createMemoryTools(memory: MemoryToolPorts, options: ToolSetOptio
   ] as ToolSpec[]
   if (!options.memoryTools) return control
   const tools = [
-    readTool(memory.backend, describe("memory_read")),
-    searchTool(memory.backend, describe("memory_search")),
-    listTool(memory.backend, describe("memory_list")),
+    readTool((sessionId) => memory.backendFor(sessionId), describe("memory_read")),
+    searchTool((sessionId) => memory.backendFor(sessionId), describe("memory_search")),
+    listTool((sessionId) => memory.backendFor(sessionId), describe("memory_list")),
     addNoteTool(memory, describe("memory_add_note")),
   ] as ToolSpec[]
   return [...tools, ...control]

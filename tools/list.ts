@@ -3,7 +3,7 @@ import type { LocalMemoryBackend } from "../src/backend/local-backend.js"
 import { z } from "../src/util/zod.js"
 import { defineTool } from "./spec.js"
 
-export function listTool(backend: LocalMemoryBackend, description: string) {
+export function listTool(backendFor: (sessionId: string) => LocalMemoryBackend, description: string) {
   return defineTool({
     name: "memory_list",
     description,
@@ -12,7 +12,8 @@ export function listTool(backend: LocalMemoryBackend, description: string) {
       max_results: z.number().int().min(1).max(LIST_MAX_RESULTS).optional().describe("Most entries to return (up to 2000)"),
       cursor: z.string().optional().describe("next_cursor from a previous call"),
     },
-    async execute(args) {
+    async execute(args, call) {
+      const backend = backendFor(call.sessionID)
       const result = await backend.list(args)
       const lines = result.entries.map((entry) => (entry.type === "directory" ? `${entry.path}/` : `${entry.path}  (${entry.size ?? 0} bytes)`))
       const where = result.path || "."

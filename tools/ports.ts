@@ -14,8 +14,10 @@ export type ResetReport =
   | { type: "refused"; reason: string }
 
 export interface MemoryToolPorts {
-  readonly memoryRoot: string
-  readonly backend: LocalMemoryBackend
+  /** Every version's memory folder: what a reset erases. */
+  readonly memoryRoots: readonly string[]
+  /** The memory folder a session's tools see: the one of the version the session reads. */
+  backendFor(sessionId: string): LocalMemoryBackend
   addNote(input: NewNote): WrittenNote
   inspect(): InspectReport
   setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode }

@@ -3,7 +3,7 @@ import { z } from "../src/util/zod.js"
 import { numberLines } from "./reply.js"
 import { defineTool } from "./spec.js"
 
-export function readTool(backend: LocalMemoryBackend, description: string) {
+export function readTool(backendFor: (sessionId: string) => LocalMemoryBackend, description: string) {
   return defineTool({
     name: "memory_read",
     description,
@@ -12,7 +12,8 @@ export function readTool(backend: LocalMemoryBackend, description: string) {
       line_offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)"),
       max_lines: z.number().int().min(1).optional().describe("Most lines to return (default: the whole file, up to 256 KiB)"),
     },
-    async execute(args) {
+    async execute(args, call) {
+      const backend = backendFor(call.sessionID)
       const result = await backend.read(args)
       const lines = result.content === "" ? [] : result.content.split("\n")
       const header = `${result.path} (lines ${result.start_line}-${result.end_line} of ${result.total_lines})`

@@ -18,9 +18,9 @@ export function resetTool(memory: MemoryToolPorts, description: string) {
       try {
         await call.ask({
           permission: RESET_PERMISSION,
-          patterns: [memory.memoryRoot],
+          patterns: [...memory.memoryRoots],
           always: [],
-          metadata: { action: "erase all long-term memory", folder: memory.memoryRoot },
+          metadata: { action: "erase all long-term memory", folders: [...memory.memoryRoots] },
         })
       } catch {
         return refused("the user did not approve erasing memory. Nothing was changed.")

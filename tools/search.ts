@@ -4,7 +4,7 @@ import type { SearchMatch } from "../src/backend/requests.js"
 import { z } from "../src/util/zod.js"
 import { defineTool } from "./spec.js"
 
-export function searchTool(backend: LocalMemoryBackend, description: string) {
+export function searchTool(backendFor: (sessionId: string) => LocalMemoryBackend, description: string) {
   return defineTool({
     name: "memory_search",
     description,
@@ -21,7 +21,8 @@ export function searchTool(backend: LocalMemoryBackend, description: string) {
       until: z.string().optional().describe("ISO date: only time-stamped files up to this time"),
       max_results: z.number().int().min(1).max(SEARCH_MAX_RESULTS).optional().describe("Most matches to return (up to 200)"),
     },
-    async execute(args) {
+    async execute(args, call) {
+      const backend = backendFor(call.sessionID)
       const result = await backend.search(args)
       const blocks = result.matches.map(formatMatch)
       const summary = `${result.matches.length} match${result.matches.length === 1 ? "" : "es"} in ${result.files_scanned} file${result.files_scanned === 1 ? "" : "s"} searched`

@@ -3,6 +3,7 @@
 // already extracted and each must be found up to date. Discovery runs on an in-memory host
 // (test/fakes/host.ts), so the figures leave out OpenCode's session listing over HTTP: they
 // measure the plugin's own work on the sessions once listed.
+import { v1Extraction } from "../../src/write/extraction-strategy.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -66,7 +67,7 @@ async function timePass(templates: ReturnType<typeof loadExtractionTemplates>, n
     options: parseOptions({}).options,
     now: () => now,
     diagnostics: new Diagnostics(host, () => now),
-    templates,
+    strategy: v1Extraction(templates),
     memoryRoot: path.join(dir, "memories"),
     jobs: () => jobs,
     excludedSessions: () => new Set(),

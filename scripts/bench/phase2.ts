@@ -2,6 +2,7 @@
 // no-op run (claim, select, sync, status, validate, succeed), where nothing changed and no model
 // is called, and (b) the baseline diff the consolidator receives after 20 files changed, next to
 // a 100 KB MEMORY.md.
+import { v1Consolidation } from "../../src/write/consolidation-strategy.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -109,10 +110,11 @@ async function timeNoOpRuns(templatesDir: string, inputs: readonly WorkspaceInpu
     options: parseOptions({}).options,
     now: () => clock,
     diagnostics: new Diagnostics(host, () => clock),
-    templates: loadConsolidationTemplates(templatesDir),
+    strategy: v1Consolidation(loadConsolidationTemplates(templatesDir)),
     templatesDir,
     memoryRoot: root,
     jobs: () => new Phase2Jobs(db, () => clock),
+    excludedSessions: () => new Set(),
     helperSessions: new Set(),
     consolidationModel: () => undefined,
     onConsolidated: () => undefined,

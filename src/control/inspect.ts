@@ -3,18 +3,47 @@ import type { Diagnostic } from "../diagnostics.js"
 import type { MemoryOptions } from "../options.js"
 import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
 import { redactText } from "../redact/redact.js"
-import type { JobRow, StoreCounts } from "../store/memory-store.js"
-import type { MemoryPaths } from "../util/paths.js"
+import type { CatalogCounts } from "../store/memory-store.js"
+import type { JobRow, VersionCounts } from "../store/version-store.js"
+import type { HomeSource, MemoryPaths, MemoryVersion } from "../util/paths.js"
 import { describeIgnoredAgentKeys } from "../write/helper-agents.js"
+import type { SummaryStats } from "./summary-stats.js"
+
+export interface StoreStatus {
+  status: string
+  driver?: string
+  schemaVersion?: number
+  error?: string
+}
+
+/** One memory version as memory_inspect shows it. */
+export interface VersionSnapshot {
+  version: MemoryVersion
+  /** New sessions read this version. */
+  selected: boolean
+  /** This version learns (selected, or dual-write). */
+  writes: boolean
+  paths: MemoryPaths
+  store: StoreStatus
+  counts: VersionCounts | undefined
+  phase2: JobRow | undefined
+  summary: SummaryStats | undefined
+  /** V2 only. */
+  readiness?: {
+    consolidatedSessions: number
+    threshold: number
+    summary: { valid: true } | { valid: false; reason: string } | undefined
+    ready: boolean
+  }
+}
 
 export interface InspectSnapshot {
   now: number
-  paths: MemoryPaths
-  store: { status: string; driver?: string; schemaVersion?: number; error?: string }
-  counts: StoreCounts | undefined
-  phase2: JobRow | undefined
-  jobErrors: JobRow[]
-  summary: { bytes: number; estimatedTokens: number; injected: boolean; capped: boolean } | undefined
+  home: { path: string; source: HomeSource }
+  /** memory.db: the catalog every version shares. */
+  catalog: { file: string; state: StoreStatus; counts: CatalogCounts | undefined }
+  versions: VersionSnapshot[]
+  jobErrors: Array<JobRow & { version?: MemoryVersion }>
   options: MemoryOptions
   warnings: readonly string[]
   diagnostics: readonly Diagnostic[]
@@ -27,34 +56,21 @@ export interface InspectSnapshot {
   ignoredAgentKeys?: Readonly<Record<string, readonly string[]>>
 }
 
-
 export function renderInspect(s: InspectSnapshot): string {
   const lines: string[] = ["# Long-term memory", ""]
-  lines.push(`home: ${s.paths.home} (from ${s.paths.homeSource})`, `memory folder: ${s.paths.memoryRoot}`)
-  const store = s.store.status === "open" ? `open (${s.store.driver}, schema ${s.store.schemaVersion})` : s.store.status
-  lines.push(`database: ${s.paths.db}: ${store}${s.store.error ? `: ${s.store.error}` : ""}`, "")
+  lines.push(`home: ${s.home.path} (from ${s.home.source})`)
+  lines.push(`catalog: ${s.catalog.file}: ${describeStore(s.catalog.state)}`, "")
 
-  lines.push("## Summary")
-  if (!s.summary) lines.push("none yet: nothing is injected")
-  else {
-    const cap = s.summary.capped ? ", cut to 2,500 tokens when injected" : ""
-    lines.push(`${s.summary.bytes} bytes, about ${s.summary.estimatedTokens} tokens${cap}; injected: ${s.summary.injected ? "yes" : "no"}`)
-  }
-  lines.push("")
+  for (const version of s.versions) lines.push(...describeVersion(s, version), "")
 
-  lines.push("## Learned")
-  if (!s.counts) lines.push("unavailable until the database is open")
+  lines.push("## Sessions")
+  const c = s.catalog.counts
+  if (!c) lines.push("unavailable until the database is open")
   else {
-    const c = s.counts
-    lines.push(`extracted sessions: ${c.outputs} (${c.outputsUsed} cited at least once)`)
-    lines.push(`session modes: ${c.sessionsByMode.enabled} enabled, ${c.sessionsByMode.disabled} disabled, ${c.sessionsByMode.polluted} polluted (others are enabled)`)
+    lines.push(`modes: ${c.sessionsByMode.enabled} enabled, ${c.sessionsByMode.disabled} disabled, ${c.sessionsByMode.polluted} polluted (others are enabled)`)
+    lines.push(`reading: ${c.sessionsByVersion.v1} stamped v1, ${c.sessionsByVersion.v2} stamped v2 (new sessions read ${s.options.version})`)
     lines.push(`citations: ${c.citedParts} cited replies, ${c.citedFiles} files cited`)
-    lines.push(`jobs: ${c.jobs.length ? c.jobs.map((j) => `${j.kind} ${j.status} ${j.count}`).join("; ") : "none"}`)
   }
-  lines.push("")
-
-  lines.push("## Consolidation (phase 2)")
-  lines.push(describePhase2(s))
   lines.push("")
 
   lines.push("## Rate limits")
@@ -67,7 +83,7 @@ export function renderInspect(s: InspectSnapshot): string {
   lines.push("## Recent errors")
   // Errors are redacted when they are recorded; this also covers rows an older version wrote.
   const errors = [
-    ...s.jobErrors.map((job) => `${job.kind} ${job.job_key}: ${redactText(job.last_error ?? "")}`),
+    ...s.jobErrors.map((job) => `${job.version ? `${job.version} ` : ""}${job.kind} ${job.job_key}: ${redactText(job.last_error ?? "")}`),
     ...s.diagnostics.filter((d) => d.level === "error" || d.level === "warn").slice(-10).map((d) => `${new Date(d.time).toISOString()} ${d.level} ${d.source}: ${redactText(d.message)}`),
   ]
   lines.push(...(errors.length ? errors : ["none"]), "")
@@ -79,6 +95,35 @@ export function renderInspect(s: InspectSnapshot): string {
   for (const [key, value] of Object.entries(s.options)) lines.push(`${key}: ${JSON.stringify(value) ?? "unset"}`)
   if (s.warnings.length) lines.push("", "warnings:", ...s.warnings.map((w) => `- ${w}`))
   return lines.join("\n")
+}
+
+function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
+  const role = [v.selected ? "read by new sessions" : "read only by sessions stamped with it", v.writes ? "learning" : "not learning"].join("; ")
+  const lines = [`## Memory ${v.version.toUpperCase()} (${role})`]
+  lines.push(`folder: ${v.paths.memoryRoot}`)
+  lines.push(`database: ${v.paths.db}: ${v.store.status === "absent" ? "not created (this version never learned)" : describeStore(v.store)}`)
+  if (!v.summary) lines.push("summary: none yet: nothing is injected")
+  else {
+    const cap = v.summary.capped ? ", cut to 2,500 tokens when injected" : ""
+    lines.push(`summary: ${v.summary.bytes} bytes, about ${v.summary.estimatedTokens} tokens${cap}; injected: ${v.summary.injected ? "yes" : "no"}`)
+  }
+  if (v.counts) {
+    lines.push(`extracted sessions: ${v.counts.outputs} (${v.counts.outputsUsed} cited at least once)`)
+    lines.push(`jobs: ${v.counts.jobs.length ? v.counts.jobs.map((j) => `${j.kind} ${j.status} ${j.count}`).join("; ") : "none"}`)
+  }
+  lines.push(`consolidation: ${describePhase2(s, v.phase2)}`)
+  lines.push(`last success: ${v.phase2?.last_success_at ? iso(v.phase2.last_success_at) : "never"}`)
+  if (v.readiness) {
+    const r = v.readiness
+    const summary = r.summary === undefined ? "no summary" : r.summary.valid ? "summary valid" : `summary invalid: ${r.summary.reason}`
+    lines.push(`readiness: ${r.ready ? "ready" : "not ready"} (${r.consolidatedSessions} of ${r.threshold} sessions in one consolidation; ${summary})`)
+  }
+  return lines
+}
+
+function describeStore(state: StoreStatus): string {
+  const status = state.status === "open" ? `open (${state.driver}${state.schemaVersion === undefined ? "" : `, schema ${state.schemaVersion}`})` : state.status
+  return `${status}${state.error ? `: ${state.error}` : ""}`
 }
 
 function describeRedactions(totals: Record<string, number> | undefined): string[] {
@@ -97,8 +142,7 @@ function describeRedactions(totals: Record<string, number> | undefined): string[
   return lines
 }
 
-function describePhase2(s: InspectSnapshot): string {
-  const job = s.phase2
+function describePhase2(s: InspectSnapshot, job: JobRow | undefined): string {
   if (!job) return "never run"
   if (job.status === "running" && (job.lease_until ?? 0) > s.now) return `running, lease until ${iso(job.lease_until)}`
   const parts = [`last state: ${job.status}`]

@@ -2,12 +2,20 @@
 // into usage counts, once per assistant text part. Usage lives only in the database; nothing here
 // touches the memory folder, so a citation alone never gives phase 2 a reason to run.
 import { redactText } from "../redact/redact.js"
-import type { CitedRange, MemoryStore } from "../store/memory-store.js"
+import type { CitedRange } from "../store/memory-store.js"
 import { extractCitations, hasCitation, type Citation } from "./citations.js"
 
+/**
+ * Where counted citations go: the catalog's once-per-part record, then the cited sessions' usage
+ * in the citing session's memory version. Returns false for a part already counted.
+ */
+export interface CitationSink {
+  recordCitation(partId: string, citingSession: string | undefined, sessionIds: readonly string[], files: readonly CitedRange[]): boolean
+}
+
 export interface CitationUsageDeps {
-  /** The store once it is open; citations seen before that are stripped but not counted. */
-  store: () => MemoryStore | undefined
+  /** The sink once the database is open; citations seen before that are stripped but not counted. */
+  sink: () => CitationSink | undefined
   onError: (error: unknown) => void
 }
 
@@ -60,12 +68,12 @@ export class CitationUsage {
 
   private record(partId: string, sessionId: string | undefined, citation: Citation | undefined): void {
     if (!citation || (citation.entries.length === 0 && citation.sessionIds.length === 0)) return
-    const store = this.deps.store()
-    if (!store) return
+    const sink = this.deps.sink()
+    if (!sink) return
     try {
       // The path is whatever the model wrote: redacted before it is stored, like any text from the host.
       const files: CitedRange[] = citation.entries.map((entry) => ({ path: redactText(entry.path), start: entry.start, end: entry.end }))
-      store.recordCitation(partId, sessionId, citation.sessionIds, files)
+      sink.recordCitation(partId, sessionId, citation.sessionIds, files)
     } catch (error) {
       this.deps.onError(error)
     }

@@ -30,11 +30,7 @@ export class ReadPath {
 
   /** The block to append for this call, or undefined when nothing is to be injected. */
   blockFor(call: SystemCall): string | undefined {
-    // Calls without a session come from OpenCode generating agent definitions.
-    if (!call.sessionID) return undefined
-    if (this.config.isHelperSession(call.sessionID)) return undefined
-    // The title agent reuses the conversation's session id; only its prompt tells it apart.
-    if (call.system.some((entry) => entry.startsWith(READ_PATH.TITLE_PROMPT_PREFIX))) return undefined
+    if (!isConversationCall(call, this.config.isHelperSession)) return undefined
     const read = this.summary.read()
     if (read.kind !== "present") return undefined
     // The summary read is a cached object while the file is unchanged, so this renders once per change.
@@ -53,4 +49,15 @@ export class ReadPath {
   invalidate(): void {
     this.summary.invalidate()
   }
+}
+
+/**
+ * True for a model call of a user's conversation: the calls that get memory, and the first real
+ * use that freezes a session's memory version. Not: calls without a session (OpenCode generating
+ * agent definitions), the plugin's own helper sessions, and the title agent, which reuses the
+ * conversation's session id and is told apart only by its prompt.
+ */
+export function isConversationCall(call: SystemCall, isHelperSession: (sessionID: string) => boolean): call is SystemCall & { sessionID: string } {
+  if (!call.sessionID || isHelperSession(call.sessionID)) return false
+  return !call.system.some((entry) => entry.startsWith(READ_PATH.TITLE_PROMPT_PREFIX))
 }

@@ -1,5 +1,7 @@
-// Numbered schema migrations for memory.db. Append only: a shipped migration is never edited.
-// Times are Unix milliseconds throughout.
+// Numbered schema migrations. Append only: a shipped migration is never edited. Times are Unix
+// milliseconds throughout. memory.db holds the catalog every version shares (session modes,
+// version stamps, citation dedupe, the redaction audit) and Memory V1's outputs and jobs;
+// memory_v2.db holds V2's outputs, jobs and consolidation progress (V2_MIGRATIONS).
 
 export interface Migration {
   version: number
@@ -112,6 +114,77 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       -- Rows claimed before this migration have neither and wait for their lease to expire.
       ALTER TABLE jobs ADD COLUMN owner_pid INTEGER;
       ALTER TABLE jobs ADD COLUMN owner_boot TEXT;
+    `,
+  },
+  {
+    version: 6,
+    name: "session version stamps",
+    sql: `
+      -- The memory version a session reads, frozen at its first real use (injection, a memory
+      -- tool, a note, a citation), so that changing the version option affects new sessions
+      -- only. Kept across memory resets, like session modes.
+      CREATE TABLE memory_session_versions (
+        session_id TEXT PRIMARY KEY,
+        version    TEXT NOT NULL CHECK (version IN ('v1', 'v2')),
+        stamped_at INTEGER NOT NULL
+      );
+    `,
+  },
+])
+
+/** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */
+const VERSION_TABLES = `
+  CREATE TABLE stage1_outputs (
+    session_id        TEXT PRIMARY KEY,
+    source_updated_at INTEGER NOT NULL,
+    raw_memory        TEXT NOT NULL,
+    rollout_summary   TEXT NOT NULL,
+    rollout_slug      TEXT,
+    cwd               TEXT,
+    generated_at      INTEGER NOT NULL,
+    usage_count       INTEGER NOT NULL DEFAULT 0,
+    last_usage        INTEGER,
+    selected_for_phase2 INTEGER NOT NULL DEFAULT 0,
+    selected_for_phase2_source_updated_at INTEGER
+  );
+  CREATE INDEX stage1_outputs_by_recency ON stage1_outputs (source_updated_at DESC, session_id DESC);
+
+  CREATE TABLE jobs (
+    kind            TEXT NOT NULL,
+    job_key         TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+    worker_id       TEXT,
+    ownership_token TEXT,
+    started_at      INTEGER,
+    finished_at     INTEGER,
+    lease_until     INTEGER,
+    retry_at        INTEGER,
+    retry_remaining INTEGER NOT NULL,
+    last_error      TEXT,
+    input_watermark INTEGER,
+    last_success_watermark INTEGER,
+    last_success_at INTEGER,
+    owner_pid       INTEGER,
+    owner_boot      TEXT,
+    PRIMARY KEY (kind, job_key)
+  );
+  CREATE INDEX jobs_by_state ON jobs (kind, status, retry_at, lease_until);
+`
+
+/** memory_v2.db: Memory V2's own outputs, jobs and readiness progress (Codex: memories_v2_1.sqlite). */
+export const V2_MIGRATIONS: readonly Migration[] = Object.freeze([
+  { version: 1, name: "V2 extraction outputs and jobs", sql: VERSION_TABLES },
+  {
+    version: 2,
+    name: "V2 consolidation progress",
+    sql: `
+      -- One row: the most distinct sessions any successful V2 consolidation consumed. V2 counts
+      -- as ready once this reaches the readiness threshold (Codex: max_thread_count).
+      CREATE TABLE consolidation_progress (
+        id                INTEGER PRIMARY KEY CHECK (id = 1),
+        max_session_count INTEGER NOT NULL,
+        updated_at        INTEGER NOT NULL
+      );
     `,
   },
 ])

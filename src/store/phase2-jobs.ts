@@ -145,13 +145,14 @@ export class Phase2Jobs {
   }
 
   /**
-   * Codex's selection: non-blank outputs of enabled sessions (no session_meta row is enabled),
-   * used or, if never used, updated within `maxUnusedDays`; ranked by usage, then recency; the
-   * top `limit`, returned in ascending session id order so that a change of rank does not reorder
-   * the files phase 2 writes. The session filter is a join here (Codex pages through candidates
-   * because its thread modes live in another database).
+   * Codex's selection: non-blank outputs of sessions not in `excluded` (the sessions whose mode is
+   * not enabled, from the catalog in memory.db), used or, if never used, updated within
+   * `maxUnusedDays`; ranked by usage, then recency; the top `limit`, returned in ascending session
+   * id order so that a change of rank does not reorder the files phase 2 writes. The modes live in
+   * another database for V2, so the excluded ids come in as one JSON parameter and are filtered in
+   * the same query (Codex pages through candidates instead).
    */
-  selectInputs(limit: number, maxUnusedDays: number): Phase2Input[] {
+  selectInputs(limit: number, maxUnusedDays: number, excluded: ReadonlySet<string> = new Set()): Phase2Input[] {
     // A negative LIMIT would mean no limit to SQLite.
     const top = Math.max(0, Math.floor(limit))
     if (top === 0) return []
@@ -160,15 +161,15 @@ export class Phase2Jobs {
         `SELECT * FROM (
            SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd,
                   o.usage_count, o.last_usage, o.generated_at
-           FROM stage1_outputs AS o LEFT JOIN session_meta AS m ON m.session_id = o.session_id
-           WHERE COALESCE(m.memory_mode, 'enabled') = 'enabled'
+           FROM stage1_outputs AS o
+           WHERE o.session_id NOT IN (SELECT value FROM json_each($excluded))
              AND (trim(o.raw_memory, $blank) <> '' OR trim(o.rollout_summary, $blank) <> '')
              AND (o.last_usage >= $cutoff OR (o.last_usage IS NULL AND o.source_updated_at >= $cutoff))
            ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC
            LIMIT $top
          ) ORDER BY session_id ASC`,
       )
-      .all<OutputRow>({ blank: BLANK, cutoff: this.cutoff(maxUnusedDays), top })
+      .all<OutputRow>({ blank: BLANK, cutoff: this.cutoff(maxUnusedDays), top, excluded: JSON.stringify([...excluded]) })
     return rows.map((row) => ({
       sessionId: row.session_id,
       sourceUpdatedAt: Number(row.source_updated_at),

@@ -82,7 +82,7 @@ export function createV1Host(client: Client): Host {
       const body: Record<string, unknown> = {
         agent: input.agent,
         system: input.system,
-        parts: [{ type: "text", text: input.text }],
+        parts: (typeof input.text === "string" ? [input.text] : input.text).map((text) => ({ type: "text", text })),
       }
       if (input.model) body.model = input.model
       if (input.variant) body.variant = input.variant

@@ -12,9 +12,8 @@ import type { Host, HostSession, ModelRef } from "../host.js"
 import { addCounts, redactText } from "../redact/redact.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
-import { renderTranscript } from "./transcript.js"
 import { sanitizeSession } from "./session-input.js"
-import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionTemplates } from "./extract.js"
+import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
 import { helperSessionRules } from "./helper-sandbox.js"
 import type { JobResult } from "./phase1-results.js"
@@ -28,7 +27,9 @@ export interface ExtractionContext {
   jobs: Stage1Jobs
   now: () => number
   diagnostics: Diagnostics
-  templates: ExtractionTemplates
+  /** The version's prompt and answer rules. */
+  strategy: ExtractionStrategy
+  /** The version's memory root: the helper session's folder. */
   memoryRoot: string
   helperSessions: Set<string>
   extractionModel: () => ModelRef | undefined
@@ -70,23 +71,23 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     const input = sanitizeSession(session, messages as never)
     const model = ctx.extractionModel()
     const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
-    const transcript = renderTranscript(messages as never, { maxTokens: transcriptBudget(contextLimit), ...input.transcript })
-    const prompt = renderExtractionPrompt(ctx.templates, {
+    const built = ctx.strategy.build({
       sessionId: id,
-      title: input.session.title,
-      cwd: input.session.directory,
+      hostDirectory: session.directory,
       updatedAt: claim.watermark,
-      transcript: transcript.text,
+      messages: messages as never,
+      input,
+      budgetTokens: transcriptBudget(contextLimit),
     })
-    const reply = await askHelper(ctx, id, { ...prompt, model }, signal)
+    const reply = await askHelper(ctx, id, built.request, model, signal)
     // The prompt was sent: record what was kept out of it.
-    audit(addCounts({ ...transcript.redactions }, input.redactions()), "transcript")
+    audit(addCounts({ ...built.redactions }, input.redactions()), "transcript")
     if (reply.error) {
       // A quota or rate limit is not the session's fault: no retry spent, and the model rests an hour.
       if (reply.rateLimited) ctx.breaker.trip(breakerScope(model, "extraction"), reply.error)
       return finish(fail(`extraction model failed: ${reply.error}`, { spendRetry: !reply.rateLimited }), "failed", reply.error)
     }
-    const result = parseExtraction(ctx.templates, reply.structured, input.session.directory)
+    const result = ctx.strategy.parse(reply.structured, input.session.directory)
     if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
     if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     audit(result.redactions, "answer")
@@ -108,7 +109,8 @@ export function transcriptBudget(contextLimit: number | undefined): number {
 async function askHelper(
   ctx: ExtractionContext,
   sourceId: string,
-  prompt: { system: string; text: string; model: ModelRef | undefined },
+  request: ExtractionRequest,
+  model: ModelRef | undefined,
   signal: AbortSignal,
 ): Promise<{ structured?: unknown; error?: string; rateLimited?: boolean }> {
   const { host, memoryRoot } = ctx
@@ -126,17 +128,17 @@ async function askHelper(
   signal.addEventListener("abort", onAbort, { once: true })
   try {
     // Codex extracts at low effort; OpenCode models name their variants, so take the nearest.
-    const variant = prompt.model ? chooseVariant(await host.modelVariants(prompt.model, signal).catch(() => []), "low") : undefined
+    const variant = model ? chooseVariant(await host.modelVariants(model, signal).catch(() => []), "low") : undefined
     const reply = await host.prompt(
       helper.id,
       {
         directory: memoryRoot,
         agent: EXTRACT_AGENT,
-        ...(prompt.model ? { model: prompt.model } : {}),
+        ...(model ? { model } : {}),
         ...(variant ? { variant } : {}),
-        system: prompt.system,
-        text: prompt.text,
-        schema: EXTRACTION_SCHEMA,
+        system: request.system,
+        text: request.text,
+        schema: request.schema,
       },
       signal,
     )

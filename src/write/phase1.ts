@@ -15,7 +15,7 @@ import type { Stage1Jobs } from "../store/stage1-jobs.js"
 import { STAGE_ONE } from "../constants.js"
 import { runExtraction, type ExtractionContext } from "./extraction-job.js"
 import type { PassReport } from "./phase1-results.js"
-import type { ExtractionTemplates } from "./extract.js"
+import type { ExtractionStrategy } from "./extraction-strategy.js"
 import { isHelperSession } from "./helper-sessions.js"
 import { breakerScope, type RateLimitBreaker } from "./breaker.js"
 
@@ -24,7 +24,9 @@ export interface Phase1Deps {
   options: MemoryOptions
   now: () => number
   diagnostics: Diagnostics
-  templates: ExtractionTemplates
+  /** The version's prompt and answer rules. */
+  strategy: ExtractionStrategy
+  /** The version's memory root (the helper sessions' folder). */
   memoryRoot: string
   /** The job table, once the database is open. */
   jobs: () => Stage1Jobs | undefined

@@ -4,13 +4,16 @@
 //      nothing needs to be queued: whether there is work is decided by steps 3-5
 //   2. select inputs (enabled, non-blank, used or updated within max_unused_days, top N)
 //   3. nothing selected, no note, nothing consolidated before: finish, folder untouched
-//   4. prepare the workspace (folder, seeded extension, usable git baseline), sync inputs into it
-//      (raw_memories.md, rollout_summaries/) and prune old resources
+//   4. prepare the workspace (folder, seeded extension, usable git baseline), sync the version's
+//      inputs into it (V1: raw_memories.md and rollout_summaries/; V2: rollout_summaries/ only)
+//      and prune old resources
 //   5. diff against the baseline; no change and valid artifacts: finish with no model call and
 //      no cooldown, so the next real change is not held back by this check
 //   6. write phase2_workspace_diff.md and run the memorize agent in the folder (lease heartbeat)
 //   7. delete the helper session; if that cannot be confirmed, keep the lease and stop
-//   8. validate MEMORY.md and the summary's `v1`; invalid: fail, keep the baseline (and the diff)
+//   8. validate the version's artifacts (V1: MEMORY.md and the summary's `v1`; V2: the summary's
+//      own rules); invalid, or the agent failed: put back what the version protects (V2: its last
+//      valid summary), fail, keep the baseline (and the diff)
 //   9. reset the baseline to one commit and mark the job done with the consumed inputs; only if
 //      that mark still owned the job: report success and invalidate the read path
 // It is started after a phase-1 pass, a deletion, a pollution, a note and a mode change.
@@ -22,10 +25,11 @@ import type { Host, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import type { Phase2Jobs } from "../store/phase2-jobs.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
-import { CONSOLIDATION_REQUEST, renderConsolidationPrompt, type ConsolidationTemplates } from "./consolidate-prompt.js"
+import { CONSOLIDATION_REQUEST } from "./consolidate-prompt.js"
+import type { ConsolidationStrategy } from "./consolidation-strategy.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
 import { helperSessionRules, memoryRootForms } from "./helper-sandbox.js"
-import { hasExtensionInputs, prepareWorkspace, syncInputs, validateArtifacts } from "./workspace.js"
+import { hasExtensionInputs, prepareWorkspace } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "./variants.js"
 
@@ -36,15 +40,19 @@ export interface Phase2Deps {
   options: MemoryOptions
   now: () => number
   diagnostics: Diagnostics
-  templates: ConsolidationTemplates
+  /** The version's prompt, workspace layout and validation. */
+  strategy: ConsolidationStrategy
   templatesDir: string
+  /** The version's memory root. */
   memoryRoot: string
   jobs: () => Phase2Jobs | undefined
+  /** Sessions whose mode is not enabled (the catalog's): their outputs are not inputs. */
+  excludedSessions: () => ReadonlySet<string>
   helperSessions: Set<string>
   /** consolidation_model, else OpenCode's model; undefined leaves the choice to OpenCode. */
   consolidationModel: () => ModelRef | undefined
-  /** Called after the summary may have changed. */
-  onConsolidated: () => void
+  /** Called after a successful consolidation (the summary may have changed) with the sessions it consumed. */
+  onConsolidated: (sessions: number) => void
   /** Shared with phase 1: a rate-limited model is left alone for an hour. */
   breaker: RateLimitBreaker
   workerId: string
@@ -124,7 +132,7 @@ export class Phase2 {
 
     try {
       // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown.
-      const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days)
+      const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
       const consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
       if (inputs.length === 0 && !jobs.hasConsolidatedBefore() && !hasExtensionInputs(memoryRoot)) {
         return jobs.finishUnchanged(token, claim.watermark, []) ? { type: "nothing_to_do" } : this.lostOwnership("recording that there was nothing to do")
@@ -133,32 +141,40 @@ export class Phase2 {
       // 4. workspace and inputs. The git library is loaded here, not with the plugin.
       const { resetBaseline, workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
       await prepareWorkspace(memoryRoot, { templatesDir: this.deps.templatesDir, now })
-      await syncInputs(memoryRoot, inputs, { now })
+      await this.deps.strategy.syncInputs(memoryRoot, inputs, now)
 
       // 5. diff: the inputs match the baseline, so there is nothing for a model to do.
       const changes = await workspaceStatus(memoryRoot)
-      const artifacts = validateArtifacts(memoryRoot)
+      const artifacts = this.deps.strategy.validate(memoryRoot)
       if (changes.length === 0 && artifacts.valid) {
         return jobs.finishUnchanged(token, claim.watermark, consumed) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
       }
       await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
 
-      // 6-7. the consolidator
+      // 6-7. the consolidator. What it must not be allowed to break is kept aside first (V2: a
+      // valid summary is never replaced by an invalid one).
+      const restore = this.deps.strategy.preserve(memoryRoot)
       const agent = await this.runAgent(jobs, token, !artifacts.valid, model)
       if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
       if (agent.type === "aborted") {
         jobs.release(token)
         return { type: "released" }
       }
-      if (agent.type === "failed") return fail(agent.reason, agent.rateLimited)
+      if (agent.type === "failed") {
+        restore()
+        return fail(agent.reason, agent.rateLimited)
+      }
 
       // 8-9. validate and commit; success is reported only once the job is marked done.
-      const valid = validateArtifacts(memoryRoot)
-      if (!valid.valid) return fail(`invalid artifacts: ${valid.reason}`)
+      const valid = this.deps.strategy.validate(memoryRoot)
+      if (!valid.valid) {
+        restore()
+        return fail(`invalid artifacts: ${valid.reason}`)
+      }
       if (!jobs.heartbeat(token)) return this.lostOwnership("committing the consolidation")
       await resetBaseline(memoryRoot, now)
       if (!jobs.succeed(token, claim.watermark, consumed)) return this.lostOwnership("marking the consolidation done")
-      this.deps.onConsolidated()
+      this.deps.onConsolidated(new Set(consumed.map((input) => input.sessionId)).size)
       diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)`)
       return { type: "succeeded", changes: changes.length }
     } catch (error) {
@@ -216,7 +232,7 @@ export class Phase2 {
             agent: CONSOLIDATE_AGENT,
             ...(model ? { model } : {}),
             ...(variant ? { variant } : {}),
-            system: renderConsolidationPrompt(this.deps.templates, { memoryRoot, firstRun }),
+            system: this.deps.strategy.renderPrompt({ memoryRoot, firstRun }),
             text: CONSOLIDATION_REQUEST,
           },
           signal,

@@ -28,6 +28,8 @@ export interface SessionInput {
   readonly session: SafeSession
   /** For renderTranscript: cuts private spans from user text, and removes their repeats anywhere. */
   readonly transcript: Required<Pick<TranscriptOptions, "transformUserText" | "scrub">>
+  /** The same steps for any other string taken from the host later (a git branch name): counted too. */
+  clean(text: string): string
   /**
    * What was kept out, by class, for the audit: secrets in the title and folder, and every private
    * span cut (from the title and folder, and from the transcript's user text once it is rendered).
@@ -49,6 +51,7 @@ export function sanitizeSession(session: HostSession, messages: readonly Transcr
   return {
     session: { id: session.id, title: clean(dropCutWord(session.title)), directory: clean(session.directory), updatedAt: session.updatedAt },
     transcript: { transformUserText: hidden.transformUserText, scrub: hidden.scrub },
+    clean,
     redactions: () => {
       const removed = hidden.removed()
       return removed ? addCounts({ ...counts }, { [PRIVATE_SPAN_CLASS]: removed }) : { ...counts }

@@ -9,7 +9,8 @@ import path from "node:path"
 import { JOBS, STAGE_TWO } from "../../src/constants.js"
 import { openDatabase } from "../../src/store/database.js"
 import { leaseBoot, leaseOwners, type LeaseOwners } from "../../src/store/lease-owner.js"
-import { MemoryStore } from "../../src/store/memory-store.js"
+import { MemoryStore, type MemoryMode } from "../../src/store/memory-store.js"
+import { VersionStore } from "../../src/store/version-store.js"
 import { Phase2Jobs, type Phase2Claim, type Phase2ClaimOutcome } from "../../src/store/phase2-jobs.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
@@ -37,8 +38,30 @@ interface Fixture {
   connect(owners?: LeaseOwners): Phase2Jobs
   /** Phase 1's queue, on the connection `jobs` uses. */
   enqueue(jobs: Phase2Jobs, watermark: number): void
-  store(jobs: Phase2Jobs): MemoryStore
+  /** The catalog and V1's version store on the connection `jobs` uses, wired as the plugin wires them. */
+  store(jobs: Phase2Jobs): CatalogAndVersion
   stage1(jobs: Phase2Jobs): Stage1Jobs
+}
+
+interface CatalogAndVersion {
+  setMode(sessionId: string, mode: MemoryMode): MemoryMode
+  sessionsNotEnabled(): Set<string>
+  reset: VersionStore["reset"]
+}
+
+/** What Memory.setMode does: the catalog records the mode, and the version queues phase 2 when a record moved. */
+function catalogAndVersion(db: SqlDatabase, now: () => number): CatalogAndVersion {
+  const catalog = new MemoryStore(db, now)
+  const version = new VersionStore("v1", db, now)
+  return {
+    setMode(sessionId, mode) {
+      const previous = catalog.setMode(sessionId, mode)
+      if ((previous === "enabled") !== (mode === "enabled")) version.queueIfHasOutput(sessionId)
+      return previous
+    },
+    sessionsNotEnabled: () => catalog.sessionsNotEnabled(),
+    reset: () => version.reset(),
+  }
 }
 
 interface JobRecord {
@@ -89,7 +112,7 @@ function scenario(body: (fixture: Fixture) => void): () => void {
         clock,
         connect,
         enqueue: (jobs, watermark) => new Stage1Jobs(jobs.db, now).enqueuePhase2(watermark),
-        store: (jobs) => new MemoryStore(jobs.db, now),
+        store: (jobs) => catalogAndVersion(jobs.db, now),
         stage1: (jobs) => new Stage1Jobs(jobs.db, now),
       })
     } finally {
@@ -509,9 +532,10 @@ export const phase2Cases: Phase2Case[] = [
       store(jobs).setMode("ses_polluted", "polluted")
       store(jobs).setMode("ses_enabled", "enabled")
 
-      assert.deepEqual(ids(jobs.selectInputs(100, 30)), ["ses_enabled", "ses_new_at_cutoff", "ses_no_meta", "ses_summary_only", "ses_used_recently"])
+      const excluded = store(jobs).sessionsNotEnabled()
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, excluded)), ["ses_enabled", "ses_new_at_cutoff", "ses_no_meta", "ses_summary_only", "ses_used_recently"])
       // A window of 0 days keeps only what was used or updated this very moment.
-      assert.deepEqual(ids(jobs.selectInputs(100, 0)), ["ses_enabled", "ses_no_meta", "ses_summary_only"])
+      assert.deepEqual(ids(jobs.selectInputs(100, 0, excluded)), ["ses_enabled", "ses_no_meta", "ses_summary_only"])
       assert.deepEqual(jobs.selectInputs(0, 30), [])
     }),
   },

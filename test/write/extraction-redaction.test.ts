@@ -1,6 +1,7 @@
 // What one extraction keeps from the model and from storage: secrets and <private> spans never
 // reach the helper, a secret the model writes back is redacted before it is stored, failure
 // messages are redacted before they reach the job row, and every extraction records its counts.
+import { v1Extraction } from "../../src/write/extraction-strategy.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -41,7 +42,7 @@ function context(overrides: Partial<ExtractionContext> = {}): ExtractionContext 
     jobs,
     now: () => clock,
     diagnostics: new Diagnostics(host, () => clock),
-    templates,
+    strategy: v1Extraction(templates),
     memoryRoot: "/memories",
     helperSessions: new Set(),
     extractionModel: () => undefined,

@@ -1,3 +1,4 @@
+import { v1Extraction } from "../../src/write/extraction-strategy.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -39,7 +40,7 @@ function phase1(options: Record<string, unknown> = {}, excluded: Set<string> = n
     options: parseOptions(options).options,
     now: () => clock,
     diagnostics: new Diagnostics(host, () => clock),
-    templates,
+    strategy: v1Extraction(templates),
     memoryRoot: root,
     jobs: () => jobs,
     excludedSessions: () => excluded,

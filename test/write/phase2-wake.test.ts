@@ -31,10 +31,10 @@ beforeEach(async () => {
   db.prepare(
     "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at) VALUES ('ses_a', $t, '- deploy with make ship', 'deploys', 'deploys', '/p', $t)",
   ).run({ t: clock - HOUR })
-  expect((await memory.phase2.run()).type).toBe("succeeded")
+  expect((await memory.pipeline("v1").phase2!.run()).type).toBe("succeeded")
   clock += 7 * HOUR
   // The cooldown is over and a check finds nothing: from here only a change starts a consolidation.
-  expect(await memory.phase2.run()).toEqual({ type: "succeeded_no_changes" })
+  expect(await memory.pipeline("v1").phase2!.run()).toEqual({ type: "succeeded_no_changes" })
 })
 afterEach(async () => {
   await memory.dispose()
@@ -43,7 +43,7 @@ afterEach(async () => {
 describe("what wakes phase 2 in an instance", () => {
   it("a note added through the tools' port is consolidated at once, with no new session", async () => {
     const written = memory.addNote({ title: "Release day", note: "Never release on Fridays.", sessionId: "ses_chat" })
-    await memory.phase2.settled()
+    await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(2)
     expect(diffs[1]).toContain(`- A ${written.path}`)
     expect(diffs[1]).toContain("+Never release on Fridays.")
@@ -51,7 +51,7 @@ describe("what wakes phase 2 in an instance", () => {
 
   it("disabling a consolidated session starts the consolidation that forgets it", async () => {
     expect(memory.setMode("ses_a", "disabled")).toEqual({ previous: "enabled" })
-    await memory.phase2.settled()
+    await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(2)
     expect(diffs[1]).toMatch(/^- D rollout_summaries\//m)
     expect(diffs[1]).toContain("-session_id: ses_a")
@@ -60,7 +60,7 @@ describe("what wakes phase 2 in an instance", () => {
   it("a mode change that moves nothing, or no change at all, starts nothing", async () => {
     memory.setMode("ses_other", "disabled")
     memory.setMode("ses_a", "enabled")
-    await memory.phase2.settled()
+    await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(1)
   })
 })

@@ -1,3 +1,5 @@
+import { v1Consolidation } from "../../src/write/consolidation-strategy.js"
+import { VersionStore } from "../../src/store/version-store.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -40,8 +42,9 @@ function phase2(jobs: Phase2Jobs = new Phase2Jobs(db, () => clock)) {
     host,
     options: parseOptions({}).options,
     now: () => clock,
-    templates,
+    strategy: v1Consolidation(templates),
     templatesDir,
+    excludedSessions: () => new MemoryStore(db, () => clock).sessionsNotEnabled(),
     memoryRoot: root,
     jobs: () => jobs,
     helperSessions: new Set(),
@@ -265,6 +268,7 @@ describe("phase 2 wakes for every change the workspace would show", () => {
     expect(await phase2().run()).toEqual({ type: "succeeded_no_changes" })
     const summaries = fs.readdirSync(path.join(root, "rollout_summaries"))
     new MemoryStore(db, () => clock).setMode("ses_a", "disabled")
+    expect(new VersionStore("v1", db, () => clock).queueIfHasOutput("ses_a")).toBe(true)
     expect(await phase2().run()).toMatchObject({ type: "succeeded" })
     const gone = summaries.filter((name) => !fs.readdirSync(path.join(root, "rollout_summaries")).includes(name))
     expect(gone).toHaveLength(1)
@@ -277,7 +281,8 @@ describe("phase 2 wakes for every change the workspace would show", () => {
     seedOutput("ses_b", "A session about builds.")
     await consolidatedThenLater(7)
     expect(await phase2().run()).toEqual({ type: "succeeded_no_changes" })
-    expect(markPolluted(db, "ses_a", clock)).toEqual({ changed: true, queued: true })
+    expect(markPolluted(db, "ses_a", clock)).toEqual({ changed: true })
+    expect(new VersionStore("v1", db, () => clock).queueIfHasOutput("ses_a", { selectedOnly: true })).toBe(true)
     expect(await phase2().run()).toMatchObject({ type: "succeeded" })
     expect(statusOf(diffs[1]!)).toContainEqual(expect.stringMatching(/^D rollout_summaries\//))
     expect(diffs[1]).toContain("-session_id: ses_a")

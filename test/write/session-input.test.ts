@@ -2,6 +2,7 @@
 // message, the project folder) are sanitized like the user's text: the one step in
 // sanitizeSession, and what reaches each sink after it (the extraction prompt, the stored record,
 // the memory folder, the audit).
+import { v1Extraction } from "../../src/write/extraction-strategy.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -140,7 +141,7 @@ describe("the session's title and folder at every sink", () => {
         jobs,
         now: () => clock,
         diagnostics: new Diagnostics(host, () => clock),
-        templates,
+        strategy: v1Extraction(templates),
         memoryRoot: path.join(dir, "memories"),
         helperSessions: new Set(),
         extractionModel: () => undefined,

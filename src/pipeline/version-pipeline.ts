@@ -1,0 +1,216 @@
+// One memory version's whole pipeline, bound to that version by construction: its own database
+// handle, job tables, phase-1 throttle, phase-2 guard and abort scopes, read path and tool
+// backend, every one built from the version's descriptor and nothing else. Two pipelines in one
+// process share only what is meant to be shared (the host, the catalog, the rate-limit breaker
+// and the set of helper sessions), so nothing of one version can reach the other's rows or files.
+//
+// A pipeline reads always (a session stamped with its version keeps reading it) and writes only
+// when its version is selected or dual-write is on.
+import fs from "node:fs"
+import type { Diagnostics } from "../diagnostics.js"
+import { errorMessage } from "../diagnostics.js"
+import type { Host, ModelRef } from "../host.js"
+import type { MemoryOptions } from "../options.js"
+import { LocalMemoryBackend } from "../backend/local-backend.js"
+import { ReadPath } from "../read/read-path.js"
+import { openDatabase } from "../store/database.js"
+import type { RedactionStage } from "../store/memory-store.js"
+import { Phase2Jobs } from "../store/phase2-jobs.js"
+import type { SqlDatabase } from "../store/sqlite.js"
+import { Stage1Jobs } from "../store/stage1-jobs.js"
+import { VersionStore } from "../store/version-store.js"
+import type { RateLimitBreaker } from "../write/breaker.js"
+import { Phase1 } from "../write/phase1.js"
+import { Phase2 } from "../write/phase2.js"
+import type { VersionSpec } from "./versions.js"
+
+export interface PipelineDeps {
+  spec: VersionSpec
+  /** True when this version learns: it is the selected version, or dual-write is on. */
+  writes: boolean
+  host: Host
+  options: MemoryOptions
+  now: () => number
+  diagnostics: Diagnostics
+  templatesDir: string
+  /** Sessions this plugin instance started; shared by every version. */
+  helperSessions: Set<string>
+  /** Shared by every version: a model that hit a rate limit rests for both. */
+  breaker: RateLimitBreaker
+  workerId: string
+  extractionModel: () => ModelRef | undefined
+  consolidationModel: () => ModelRef | undefined
+  /** Sessions whose mode is not enabled, from the catalog. */
+  excludedSessions: () => ReadonlySet<string>
+  recordRedactions: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
+  /** Called after this version's memory folder changed under the read path. */
+  onFolderChanged: () => void
+}
+
+export interface PipelineStoreState {
+  status: "closed" | "absent" | "open" | "failed"
+  driver?: string
+  schemaVersion?: number
+  error?: string
+}
+
+interface Tables {
+  store: VersionStore
+  stage1: Stage1Jobs
+  phase2: Phase2Jobs
+}
+
+export class VersionPipeline {
+  readonly version: VersionSpec["version"]
+  readonly paths: VersionSpec["paths"]
+  readonly readPath: ReadPath
+  readonly backend: LocalMemoryBackend
+  /** Present only when this version writes. */
+  readonly phase1: Phase1 | undefined
+  readonly phase2: Phase2 | undefined
+  private tables: Tables | undefined
+  private state: PipelineStoreState = { status: "closed" }
+  private ownsDb = false
+
+  constructor(private readonly deps: PipelineDeps) {
+    const { spec } = deps
+    this.version = spec.version
+    this.paths = spec.paths
+    this.readPath = new ReadPath({
+      memoryRoot: spec.paths.memoryRoot,
+      summaryFile: spec.paths.summary,
+      dedicatedTools: deps.options.dedicated_tools,
+      templates: spec.readTemplates,
+      isHelperSession: (id) => deps.helperSessions.has(id),
+      onRefuse: (reason) => deps.diagnostics.report("warn", "read-path", reason),
+    })
+    this.backend = new LocalMemoryBackend({ root: spec.paths.memoryRoot })
+    if (!deps.writes) return
+    const common = {
+      host: deps.host,
+      options: deps.options,
+      now: deps.now,
+      diagnostics: deps.diagnostics,
+      memoryRoot: spec.paths.memoryRoot,
+      helperSessions: deps.helperSessions,
+      breaker: deps.breaker,
+      workerId: deps.workerId,
+    }
+    this.phase1 = new Phase1({
+      ...common,
+      strategy: spec.extraction,
+      jobs: () => this.tables?.stage1,
+      excludedSessions: deps.excludedSessions,
+      extractionModel: deps.extractionModel,
+      afterPass: () => this.afterExtraction(),
+      recordRedactions: deps.recordRedactions,
+    })
+    this.phase2 = new Phase2({
+      ...common,
+      strategy: spec.consolidation,
+      templatesDir: deps.templatesDir,
+      jobs: () => this.tables?.phase2,
+      excludedSessions: deps.excludedSessions,
+      consolidationModel: deps.consolidationModel,
+      onConsolidated: (sessions) => {
+        this.tables?.store.recordConsolidated(sessions)
+        this.invalidate()
+        deps.onFolderChanged()
+      },
+    })
+  }
+
+  get writes(): boolean {
+    return this.deps.writes
+  }
+
+  /** This version's tables, once its database is open. */
+  store(): VersionStore | undefined {
+    return this.tables?.store
+  }
+
+  storeState(): PipelineStoreState {
+    return { ...this.state }
+  }
+
+  /**
+   * Opens the version's database: memory.db's handle for a version that shares it, else its own
+   * file. A version that does not write and has never written keeps no database (nothing is
+   * created for a version the user never turned on). Throws after recording the failure.
+   */
+  open(catalogDb: SqlDatabase | undefined): void {
+    const { spec } = this.deps
+    try {
+      let db: SqlDatabase
+      if (spec.sharesCatalogDb) {
+        if (!catalogDb) throw new Error("memory.db is not open")
+        db = catalogDb
+        this.state = { status: "open", driver: db.driver }
+      } else {
+        if (!this.deps.writes && !fs.existsSync(spec.paths.db)) {
+          this.state = { status: "absent" }
+          return
+        }
+        const opened = openDatabase(spec.paths.db, { migrations: spec.migrations, now: this.deps.now })
+        db = opened.db
+        this.ownsDb = true
+        this.state = { status: "open", driver: db.driver, schemaVersion: opened.migrated.to }
+        const name = spec.paths.db.split(/[\\/]/).pop()
+        if (opened.recovered) {
+          this.deps.diagnostics.report("warn", "store", `${name} could not be read (${opened.recovered.reason}); it was moved to ${opened.recovered.movedTo} and a new one was created`)
+        }
+        if (opened.migrated.from !== opened.migrated.to) {
+          this.deps.diagnostics.report("info", "store", `${name} migrated from schema ${opened.migrated.from} to ${opened.migrated.to} (${db.driver})`)
+        }
+      }
+      this.tables = {
+        store: new VersionStore(spec.version, db, this.deps.now),
+        stage1: new Stage1Jobs(db, this.deps.now),
+        phase2: new Phase2Jobs(db, this.deps.now),
+      }
+    } catch (error) {
+      this.state = { status: "failed", error: errorMessage(error) }
+      throw error
+    }
+  }
+
+  /** After each phase-1 pass: retention pruning, then a consolidation if one is due. */
+  private afterExtraction(): void {
+    const pruned = this.tables?.phase2.pruneUnused(this.deps.options.max_unused_days) ?? 0
+    if (pruned) this.deps.diagnostics.report("info", "retention", `${this.version}: pruned ${pruned} memory record(s) unused for ${this.deps.options.max_unused_days} days`)
+    this.phase2?.trigger()
+  }
+
+  /** Starts a consolidation when this version writes (it decides itself whether there is work). */
+  consolidate(): void {
+    this.phase2?.trigger()
+  }
+
+  /** OpenCode deleted a session: this version forgets what it learned from it. */
+  forgetSession(sessionId: string): { deleted: boolean; queued: boolean } {
+    const forgotten = this.tables?.phase2.forgetSession(sessionId) ?? { deleted: false, queued: false }
+    if (forgotten.queued) this.phase2?.trigger()
+    return forgotten
+  }
+
+  /** A session moved into or out of the inputs; phase 2 looks again when this version holds a record of it. */
+  inputsMoved(sessionId: string, options: { selectedOnly?: boolean } = {}): boolean {
+    const queued = this.tables?.store.queueIfHasOutput(sessionId, options) ?? false
+    if (queued) this.phase2?.trigger()
+    return queued
+  }
+
+  /** Drops cached bytes after the plugin itself changed this version's folder. */
+  invalidate(): void {
+    this.readPath.invalidate()
+    this.backend.invalidate()
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([this.phase1?.dispose(), this.phase2?.dispose()])
+    if (this.ownsDb) this.tables?.store.db.close()
+    this.tables = undefined
+    this.ownsDb = false
+    this.state = { status: "closed" }
+  }
+}

@@ -1,0 +1,146 @@
+// What one memory version learned, in that version's database (memory.db for V1, memory_v2.db for
+// V2): its outputs and jobs as memory_inspect counts them, the usage citations add, the queueing a
+// mode change or pollution causes, the reset, and (V2) readiness progress. The job rules
+// themselves are in stage1-jobs.ts and phase2-jobs.ts. Each method is one short transaction.
+import { JOBS } from "../constants.js"
+import type { MemoryVersion } from "../util/paths.js"
+import { immediate } from "./database.js"
+import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
+import type { SqlDatabase } from "./sqlite.js"
+import { queuePhase2 } from "./stage1-jobs.js"
+
+export interface VersionCounts {
+  outputs: number
+  outputsUsed: number
+  jobs: Array<{ kind: string; status: string; count: number }>
+}
+
+export interface JobRow {
+  kind: string
+  job_key: string
+  status: string
+  lease_until: number | null
+  retry_at: number | null
+  retry_remaining: number
+  last_error: string | null
+  started_at: number | null
+  finished_at: number | null
+  last_success_at?: number | null
+  owner_pid?: number | null
+  owner_boot?: string | null
+}
+
+export type ResetOutcome = { type: "reset"; outputs: number; jobs: number } | { type: "refused_consolidation_running"; leaseUntil: number }
+
+export class VersionStore {
+  constructor(
+    readonly version: MemoryVersion,
+    readonly db: SqlDatabase,
+    private readonly now: () => number = Date.now,
+    private readonly owners: LeaseOwners = leaseOwners(),
+  ) {}
+
+  counts(): VersionCounts {
+    const one = (sql: string) => Number(this.db.prepare(sql).get<{ n: number }>()?.n ?? 0)
+    return {
+      outputs: one("SELECT COUNT(*) AS n FROM stage1_outputs"),
+      outputsUsed: one("SELECT COUNT(*) AS n FROM stage1_outputs WHERE usage_count > 0"),
+      jobs: this.db
+        .prepare("SELECT kind, status, COUNT(*) AS count FROM jobs GROUP BY kind, status ORDER BY kind, status")
+        .all<{ kind: string; status: string; count: number }>(),
+    }
+  }
+
+  phase2Job(): JobRow | undefined {
+    return this.db.prepare("SELECT * FROM jobs WHERE kind = $kind AND job_key = $key").get<JobRow>({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY })
+  }
+
+  /** Most recent job failures, newest first. */
+  recentJobErrors(limit: number): JobRow[] {
+    return this.db
+      .prepare("SELECT * FROM jobs WHERE last_error IS NOT NULL ORDER BY COALESCE(finished_at, started_at, 0) DESC LIMIT $limit")
+      .all<JobRow>({ limit })
+  }
+
+  /** Cited sessions get usage_count + 1 and last_usage = now; unknown ids are ignored, as in Codex. */
+  bumpUsage(sessionIds: readonly string[]): void {
+    if (!sessionIds.length) return
+    immediate(this.db, () => {
+      const bump = this.db.prepare("UPDATE stage1_outputs SET usage_count = usage_count + 1, last_usage = $now WHERE session_id = $id")
+      const now = this.now()
+      for (const id of new Set(sessionIds)) bump.run({ id, now })
+    })
+  }
+
+  /**
+   * A session moved into or out of the inputs (its mode crossed enabled/not enabled): phase 2 is
+   * queued when this version holds a record of it, or, with `selectedOnly`, only when that record
+   * was part of the last consolidation (pollution: only then does the folder hold something of it).
+   */
+  queueIfHasOutput(sessionId: string, options: { selectedOnly?: boolean } = {}): boolean {
+    return immediate(this.db, () => {
+      const condition = options.selectedOnly ? "AND selected_for_phase2 = 1" : ""
+      const found = this.db.prepare(`SELECT 1 AS yes FROM stage1_outputs WHERE session_id = $id ${condition}`).get({ id: sessionId })
+      if (found) queuePhase2(this.db, this.now())
+      return found !== undefined
+    })
+  }
+
+  /** The consolidation lease another process holds right now, if any (a reset is refused then). */
+  liveConsolidation(): { leaseUntil: number } | undefined {
+    const job = this.phase2Job()
+    const now = this.now()
+    // A consolidation whose process is gone (a closed window) no longer counts.
+    if (job?.status !== "running" || (job.lease_until ?? 0) <= now || this.owners.isGone(job.owner_pid ?? null, job.owner_boot ?? null)) return undefined
+    return { leaseUntil: job.lease_until ?? now }
+  }
+
+  /**
+   * Forgets everything this version learned: outputs, jobs and readiness progress. The phase-2
+   * row is left finished now, which starts the cooldown, so no consolidation rebuilds memory right
+   * after the user cleared it. Refused while any process holds a live consolidation lease; the
+   * check and the clearing share one transaction.
+   */
+  reset(): ResetOutcome {
+    return immediate(this.db, () => {
+      const now = this.now()
+      const running = this.liveConsolidation()
+      if (running) return { type: "refused_consolidation_running", leaseUntil: running.leaseUntil }
+      const outputs = this.db.prepare("DELETE FROM stage1_outputs").run().changes
+      const jobs = this.db.prepare("DELETE FROM jobs").run().changes
+      if (this.hasProgress()) this.db.prepare("DELETE FROM consolidation_progress").run()
+      this.db
+        .prepare(
+          `INSERT INTO jobs (kind, job_key, status, finished_at, last_success_at, retry_remaining, last_error)
+           VALUES ($kind, $key, 'done', $now, $now, $retries, NULL)`,
+        )
+        .run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, now, retries: JOBS.RETRIES })
+      return { type: "reset", outputs, jobs }
+    })
+  }
+
+  /**
+   * A successful consolidation consumed `sessions` distinct sessions: the readiness boundary is
+   * the most any one success consumed. A no-op on a database without progress (V1).
+   */
+  recordConsolidated(sessions: number): void {
+    if (!this.hasProgress()) return
+    this.db
+      .prepare(
+        `INSERT INTO consolidation_progress (id, max_session_count, updated_at) VALUES (1, $n, $now)
+         ON CONFLICT (id) DO UPDATE SET max_session_count = MAX(max_session_count, excluded.max_session_count),
+           updated_at = CASE WHEN excluded.max_session_count > max_session_count THEN excluded.updated_at ELSE updated_at END`,
+      )
+      .run({ n: Math.max(0, Math.floor(sessions)), now: this.now() })
+  }
+
+  /** The most distinct sessions one successful consolidation consumed; 0 before any. */
+  maxConsolidated(): number {
+    if (!this.hasProgress()) return 0
+    return Number(this.db.prepare("SELECT max_session_count AS n FROM consolidation_progress WHERE id = 1").get<{ n: number }>()?.n ?? 0)
+  }
+
+  private hasProgress(): boolean {
+    return this.db.prepare("SELECT 1 AS yes FROM sqlite_master WHERE type = 'table' AND name = 'consolidation_progress'").get() !== undefined
+  }
+}

@@ -1,0 +1,56 @@
+// How one memory version turns a claimed session into an extraction request, and the helper's
+// answer into a record. The extraction job (extraction-job.ts) is the same for every version:
+// load, sanitize, ask, store; only these two steps differ. V1 renders the whole transcript in one
+// message and asks for a raw memory and a summary; V2 selects tiered evidence in chunks and asks
+// for the summary alone.
+import type { SessionInput } from "./session-input.js"
+import { renderTranscript, type TranscriptMessage } from "./transcript.js"
+import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
+
+export interface ExtractionRequest {
+  system: string
+  /** One text part, or several (V2 sends its evidence chunk by chunk). */
+  text: string | readonly string[]
+  schema: Record<string, unknown>
+}
+
+export interface ExtractionBuildInput {
+  sessionId: string
+  /** The host's folder of the session, for local lookups only (a git branch); never sent as is. */
+  hostDirectory: string
+  /** The claim's watermark: the session's last activity. */
+  updatedAt: number
+  messages: readonly TranscriptMessage[]
+  /** The sanitized session: every string in the request comes from it. */
+  input: SessionInput
+  /** Transcript budget in tokens (70% of the extraction model's window, or the fallback). */
+  budgetTokens: number
+}
+
+export interface BuiltRequest {
+  request: ExtractionRequest
+  /** Secrets the rendering replaced, by class, for the audit. */
+  redactions: Record<string, number>
+}
+
+export interface ExtractionStrategy {
+  build(source: ExtractionBuildInput): BuiltRequest
+  parse(answer: unknown, cwd: string): ExtractionResult
+}
+
+export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy {
+  return {
+    build({ sessionId, updatedAt, messages, input, budgetTokens }) {
+      const transcript = renderTranscript(messages, { maxTokens: budgetTokens, ...input.transcript })
+      const prompt = renderExtractionPrompt(templates, {
+        sessionId,
+        title: input.session.title,
+        cwd: input.session.directory,
+        updatedAt,
+        transcript: transcript.text,
+      })
+      return { request: { ...prompt, schema: EXTRACTION_SCHEMA }, redactions: { ...transcript.redactions } }
+    },
+    parse: (answer, cwd) => parseExtraction(templates, answer, cwd),
+  }
+}
