@@ -1,7 +1,9 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { fileURLToPath } from "node:url"
 import { beforeEach, describe, expect, it } from "vitest"
+import { resetBaseline, workspaceStatus } from "../../src/write/git-baseline.js"
 import {
   checkV2Summary,
   restoreSummary,
@@ -10,6 +12,8 @@ import {
   V2_SUMMARY_LIMIT_BYTES,
   validateV2Artifacts,
 } from "../../src/write/summary-v2.js"
+import { prepareWorkspace, syncInputs } from "../../src/write/workspace.js"
+import { rolloutSummaryStem, type WorkspaceInput } from "../../src/write/workspace-files.js"
 
 const VALID = [
   "v1",
@@ -208,5 +212,50 @@ describe("snapshotSummary and restoreSummary", () => {
     fs.symlinkSync(root, link)
     expect(() => restoreSummary(link, Buffer.from(VALID))).toThrow(/symlink/)
     expect(fs.existsSync(summary())).toBe(false)
+  })
+})
+
+// The order phase 2 is meant to use these pieces in for V2, with a stand-in for the consolidator.
+describe("a V2 consolidation, step by step", () => {
+  const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
+  const now = () => Date.UTC(2026, 10, 30, 12)
+  const input: WorkspaceInput = {
+    sessionId: "ses_a",
+    sourceUpdatedAt: now() - 60_000,
+    rawMemory: "",
+    rolloutSummary: "Fixed the deploy retry loop.\n",
+    slug: "fix deploy",
+    cwd: "/home/dev/acme",
+  }
+
+  it("keeps the last valid summary through a failed run, and finds nothing to do once it is consolidated", async () => {
+    await prepareWorkspace(root, { templatesDir, now })
+    await syncInputs(root, [input], { now, layout: "v2" })
+    expect((await workspaceStatus(root)).map((c) => c.path)).toContain(`rollout_summaries/${rolloutSummaryStem(input)}.md`)
+    expect(validateV2Artifacts(root).valid).toBe(false)
+
+    // A first run whose summary fails: nothing valid existed, so nothing is left behind.
+    let previous = snapshotSummary(root)
+    fs.writeFileSync(summary(), "v1\n## User Profile\n")
+    expect(validateV2Artifacts(root).valid).toBe(false)
+    restoreSummary(root, previous)
+    expect(fs.existsSync(summary())).toBe(false)
+
+    // The retry succeeds: the baseline is reset only now.
+    previous = snapshotSummary(root)
+    fs.writeFileSync(summary(), VALID)
+    expect(validateV2Artifacts(root)).toEqual({ valid: true })
+    await resetBaseline(root, now)
+
+    // A later run whose summary fails puts the valid bytes back: the workspace matches the baseline.
+    await prepareWorkspace(root, { templatesDir, now })
+    await syncInputs(root, [input], { now, layout: "v2" })
+    previous = snapshotSummary(root)
+    fs.writeFileSync(summary(), `${VALID}${"x".repeat(V2_SUMMARY_LIMIT_BYTES)}\n`)
+    expect(validateV2Artifacts(root).valid).toBe(false)
+    expect(restoreSummary(root, previous)).toBe("restored")
+    expect(await workspaceStatus(root)).toEqual([])
+    expect(validateV2Artifacts(root)).toEqual({ valid: true })
+    expect(fs.existsSync(path.join(root, "raw_memories.md"))).toBe(false)
   })
 })
