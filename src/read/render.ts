@@ -1,6 +1,8 @@
 // The memory block appended to the system prompt. Pure: the same inputs give the same bytes, which
 // is what keeps the provider's prompt cache warm from one turn to the next.
+import path from "node:path"
 import { READ_PATH } from "../constants.js"
+import type { MemoryVersion } from "../util/paths.js"
 import { truncateMiddle } from "../util/tokens.js"
 import { loadTemplate, renderTemplate, type Template } from "../util/templates.js"
 
@@ -12,11 +14,16 @@ export interface ReadPathTemplates {
   updateFiles: Template
 }
 
-export function loadReadPathTemplates(templatesDir: string): ReadPathTemplates {
+/**
+ * V1 reads the handbook-oriented templates; V2 the recap-oriented ones under templates/v2/. Both
+ * share the update steps (one ad-hoc note), so renderMemoryBlock takes the same inputs for either.
+ */
+export function loadReadPathTemplates(templatesDir: string, version: MemoryVersion = "v1"): ReadPathTemplates {
+  const own = version === "v2" ? path.join(templatesDir, "v2") : templatesDir
   return {
-    main: loadTemplate(templatesDir, "read_path.md"),
-    lookupTools: loadTemplate(templatesDir, "read_path/lookup_tools.md"),
-    lookupFiles: loadTemplate(templatesDir, "read_path/lookup_files.md"),
+    main: loadTemplate(own, "read_path.md"),
+    lookupTools: loadTemplate(own, "read_path/lookup_tools.md"),
+    lookupFiles: loadTemplate(own, "read_path/lookup_files.md"),
     updateTools: loadTemplate(templatesDir, "read_path/update_tools.md"),
     updateFiles: loadTemplate(templatesDir, "read_path/update_files.md"),
   }

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto"
 import { fileTimestamp } from "../backend/notes.js"
 import { sortByCodePoints } from "../backend/safe-path.js"
 import type { Phase2Input } from "../store/phase2-jobs.js"
+import type { MemoryVersion } from "../util/paths.js"
 
 /** What the workspace files are made of: the part of a selected phase-2 input that is written. */
 export type WorkspaceInput = Pick<Phase2Input, "sessionId" | "sourceUpdatedAt" | "rawMemory" | "rolloutSummary" | "slug" | "cwd">
@@ -46,14 +47,19 @@ export function rolloutSummaryStems(inputs: readonly WorkspaceInput[]): string[]
   return stems
 }
 
-export function renderRolloutSummary(input: WorkspaceInput): string {
-  return [
-    `session_id: ${headerValue(input.sessionId)}`,
-    `updated_at: ${isoTime(input.sourceUpdatedAt)}`,
-    `cwd: ${input.cwd ? headerValue(input.cwd) : "(unknown)"}`,
-    "",
-    body(input.rolloutSummary),
-  ].join("\n")
+/**
+ * V1: the session's id, time and folder, then its summary. V2 has no raw_memories.md and no
+ * MEMORY.md, so this file is the consolidator's only source: it also carries the UTC day the
+ * summary groups work under and the topic, so every pointer in the summary can be copied from a
+ * header instead of being guessed.
+ */
+export function renderRolloutSummary(input: WorkspaceInput, layout: MemoryVersion = "v1"): string {
+  const head = [`session_id: ${headerValue(input.sessionId)}`, `updated_at: ${isoTime(input.sourceUpdatedAt)}`]
+  if (layout === "v2") head.push(`date: ${isoTime(input.sourceUpdatedAt).slice(0, 10)}`)
+  head.push(`cwd: ${input.cwd ? headerValue(input.cwd) : "(unknown)"}`)
+  if (layout === "v2") head.push(`topic: ${input.slug && headerValue(input.slug) ? headerValue(input.slug) : "(none)"}`)
+  const text = layout === "v2" ? bodyOr(input.rolloutSummary, "(no summary was recorded for this session)") : body(input.rolloutSummary)
+  return [...head, "", text].join("\n")
 }
 
 export function renderRawMemories(inputs: readonly WorkspaceInput[]): string {
@@ -101,6 +107,10 @@ function headerValue(value: string): string {
 
 /** The text with exactly one trailing newline; an empty text says so rather than leaving a gap. */
 function body(text: string): string {
+  return bodyOr(text, "(empty)")
+}
+
+function bodyOr(text: string, empty: string): string {
   const trimmed = text.replace(/\s+$/, "")
-  return trimmed ? `${trimmed}\n` : "(empty)\n"
+  return trimmed ? `${trimmed}\n` : `${empty}\n`
 }

@@ -10,12 +10,16 @@
 //     phase2_workspace_diff.md              transient, written for the consolidator
 //     .git/                                 the baseline (git-baseline.ts)
 //
+// V2 (memories_v2/) keeps only memory_summary.md as output and rollout_summaries/ as input: no
+// raw_memories.md, MEMORY.md or skills/ (its validation is summary-v2.ts).
+//
 // Symlinks are never followed: a symlinked root or top-level entry is refused, and files are
 // replaced by rename, which replaces a link rather than writing through it.
 import fs from "node:fs"
 import path from "node:path"
 import { nameTimestamp } from "../backend/timestamps.js"
 import { redact } from "../redact/redact.js"
+import type { MemoryVersion } from "../util/paths.js"
 import { readRegularFile } from "./regular-file.js"
 import { WORKSPACE_DIFF_FILE } from "./workspace-diff.js"
 import {
@@ -61,11 +65,18 @@ export async function prepareWorkspace(root: string, options: { templatesDir: st
 }
 
 /**
- * Rewrites the inputs from the selection: one rollout summary per input (others deleted) and
- * raw_memories.md, each rewritten only when its bytes change so an unchanged selection leaves no
- * trace in the diff; then prunes old extension resources. Everything written is redacted.
+ * Rewrites the inputs from the selection: one rollout summary per input (others deleted) and, in
+ * the V1 layout, raw_memories.md, each rewritten only when its bytes change so an unchanged
+ * selection leaves no trace in the diff; then prunes old extension resources. Everything written
+ * is redacted. The V2 consolidator reads rollout summaries only, so V2 writes no raw_memories.md
+ * and removes one left in the folder.
  */
-export async function syncInputs(root: string, inputs: readonly WorkspaceInput[], options: { now: () => number }): Promise<SyncResult> {
+export async function syncInputs(
+  root: string,
+  inputs: readonly WorkspaceInput[],
+  options: { now: () => number; layout?: MemoryVersion },
+): Promise<SyncResult> {
+  const layout = options.layout ?? "v1"
   const redactions: Record<string, number> = {}
   const clean = (text: string): string => {
     const result = redact(text)
@@ -82,8 +93,10 @@ export async function syncInputs(root: string, inputs: readonly WorkspaceInput[]
     if (!entry.name.endsWith(".md") || wanted.has(entry.name) || entry.isDirectory()) continue
     fs.rmSync(path.join(summaries, entry.name), { force: true })
   }
-  for (const [name, input] of wanted) writeIfChanged(path.join(summaries, name), clean(renderRolloutSummary(input)))
-  writeIfChanged(path.join(root, RAW_MEMORIES_FILE), clean(renderRawMemories(safe)))
+  for (const [name, input] of wanted) writeIfChanged(path.join(summaries, name), clean(renderRolloutSummary(input, layout)))
+  // rmSync removes a symlink itself, never its target.
+  if (layout === "v2") fs.rmSync(path.join(root, RAW_MEMORIES_FILE), { force: true, recursive: true })
+  else writeIfChanged(path.join(root, RAW_MEMORIES_FILE), clean(renderRawMemories(safe)))
   return { stems, prunedResources: pruneResources(root, options.now()), redactions }
 }
 

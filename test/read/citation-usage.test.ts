@@ -42,6 +42,15 @@ describe("CitationUsage", () => {
     expect(count()).toBe(0)
   })
 
+  it("counts a Memory V2 citation: a rollout summary and its session, no MEMORY.md", () => {
+    const { usage, count, db } = setup()
+    const file = "rollout_summaries/2026-11-30T08-09-10-AbCd-fix_flaky_deploy.md"
+    const v2 = `<memory-citation>\n<citation_entries>\n${file}:3-8|note=[the deploy retry fix]\n</citation_entries>\n<session_ids>\nses_src\n</session_ids>\n</memory-citation>`
+    expect(usage.completeText("ses_user", "prt_v2", `Use the retry loop.\n\n${v2}`)).toBe("Use the retry loop.")
+    expect(count()).toBe(1)
+    expect(db.prepare("SELECT path, last_range FROM cited_files").all()).toEqual([{ path: file, last_range: "3-8" }])
+  })
+
   it("ignores parts that are still streaming", () => {
     const { usage, count } = setup()
     usage.observePart({ id: "prt_2", type: "text", text: BLOCK, time: {} })

@@ -59,3 +59,16 @@ describe("ReadPath.blockFor", () => {
     expect(readPath.blockFor(agentCall)).toContain("fact")
   })
 })
+
+describe("ReadPath with the Memory V2 templates", () => {
+  it("injects the recap block, the same string byte for byte on every turn while the summary is unchanged", () => {
+    const v2 = loadReadPathTemplates(fileURLToPath(new URL("../../templates", import.meta.url)), "v2")
+    const reader = new ReadPath({ memoryRoot: root, summaryFile, dedicatedTools: false, templates: v2, isHelperSession: () => false, onRefuse: () => undefined })
+    fs.writeFileSync(summaryFile, "v1\n## User Profile\nGo developer\n")
+    const first = reader.blockFor(agentCall)
+    expect(first).toContain("Below is a recap of this user's earlier OpenCode sessions")
+    expect(first).toContain("----- MEMORY SUMMARY BEGINS -----\nv1\n## User Profile\nGo developer\n----- MEMORY SUMMARY ENDS -----")
+    expect(reader.blockFor(agentCall)).toBe(first)
+    expect(first).not.toBe(readPath.blockFor(agentCall))
+  })
+})

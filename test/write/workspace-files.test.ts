@@ -60,6 +60,43 @@ describe("renderRolloutSummary", () => {
   })
 })
 
+describe("renderRolloutSummary, V2 layout", () => {
+  // A V2 record carries no raw memory: the summary file is the consolidator's only source.
+  const v2 = (overrides: Partial<WorkspaceInput> = {}) => input({ rawMemory: "", ...overrides })
+
+  it("adds the UTC date and the topic to the header, so pointers are copied rather than guessed", () => {
+    const text = renderRolloutSummary(v2(), "v2")
+    expectGolden("workspace.rollout_summary.v2.md", text)
+    expect(text.split("\n").slice(0, 5)).toEqual([
+      "session_id: ses_0a1b2c3d4e5f",
+      "updated_at: 2026-11-30T08:09:10.123Z",
+      "date: 2026-11-30",
+      "cwd: /home/dev/acme-api",
+      "topic: Fix flaky deploy",
+    ])
+  })
+
+  it("says plainly when the folder, the topic or the summary is missing, on one line each", () => {
+    const text = renderRolloutSummary(v2({ cwd: null, slug: "  \n ", rolloutSummary: " \n" }), "v2")
+    expect(text.split("\n")).toEqual([
+      "session_id: ses_0a1b2c3d4e5f",
+      "updated_at: 2026-11-30T08:09:10.123Z",
+      "date: 2026-11-30",
+      "cwd: (unknown)",
+      "topic: (none)",
+      "",
+      "(no summary was recorded for this session)",
+      "",
+    ])
+    expect(renderRolloutSummary(v2({ slug: "fix\ntopic: forged" }), "v2")).toContain("topic: fix topic: forged\n")
+  })
+
+  it("leaves the V1 file as it was, whatever the raw memory holds", () => {
+    expect(renderRolloutSummary(input(), "v1")).toBe(renderRolloutSummary(input()))
+    expect(renderRolloutSummary(v2())).toBe(renderRolloutSummary(input()))
+  })
+})
+
 describe("renderRawMemories", () => {
   it("says there are no raw memories yet when nothing is selected", () => {
     expectGolden("workspace.raw_memories.empty.md", renderRawMemories([]))

@@ -6,7 +6,7 @@ import { log } from "isomorphic-git"
 import { beforeEach, describe, expect, it } from "vitest"
 import { resetBaseline, workspaceStatus } from "../../src/write/git-baseline.js"
 import { hasExtensionInputs, prepareWorkspace, syncInputs, validateArtifacts } from "../../src/write/workspace.js"
-import { renderRawMemories, rolloutSummaryStem, type WorkspaceInput } from "../../src/write/workspace-files.js"
+import { renderRawMemories, renderRolloutSummary, rolloutSummaryStem, type WorkspaceInput } from "../../src/write/workspace-files.js"
 
 const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
 const DAY = 24 * 60 * 60 * 1000
@@ -159,6 +159,50 @@ describe("syncInputs", () => {
     fs.symlinkSync(outside, path.join(root, "rollout_summaries"))
     await expect(syncInputs(root, [input("ses_a")], { now })).rejects.toThrow(/symlink/)
     expect(fs.readdirSync(outside)).toEqual([])
+  })
+})
+
+describe("syncInputs, V2 layout", () => {
+  const v2 = { now, layout: "v2" as const }
+
+  it("writes only the rollout summaries, redacted and with the V2 header, and no raw_memories.md", async () => {
+    await prepareWorkspace(root, { templatesDir, now })
+    const token = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
+    const inputs = [input("ses_b", { rawMemory: "" }), input("ses_a", { rawMemory: "", rolloutSummary: `used ${token}` })]
+    const result = await syncInputs(root, inputs, v2)
+    expect(result.stems).toEqual(inputs.map(rolloutSummaryStem))
+    expect(summaries()).toEqual(inputs.map((i) => `${rolloutSummaryStem(i)}.md`).sort())
+    expect(read(`rollout_summaries/${result.stems[0]}.md`)).toBe(renderRolloutSummary(inputs[0]!, "v2"))
+    expect(read(`rollout_summaries/${result.stems[1]}.md`)).toContain("used [REDACTED:github-token]")
+    expect(result.redactions["github-token"]).toBe(1)
+    expect(fs.existsSync(path.join(root, "raw_memories.md"))).toBe(false)
+  })
+
+  it("removes a raw_memories.md left in the folder, a symlinked one without touching its target", async () => {
+    await prepareWorkspace(root, { templatesDir, now })
+    write("raw_memories.md", "# Raw Memories\nstale\n")
+    await syncInputs(root, [input("ses_a")], v2)
+    expect(fs.existsSync(path.join(root, "raw_memories.md"))).toBe(false)
+
+    const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-outside-")), "raw.md")
+    fs.writeFileSync(outside, "outside")
+    fs.symlinkSync(outside, path.join(root, "raw_memories.md"))
+    await syncInputs(root, [input("ses_a")], v2)
+    expect(fs.lstatSync(path.join(root, "raw_memories.md"), { throwIfNoEntry: false })).toBeUndefined()
+    expect(fs.readFileSync(outside, "utf8")).toBe("outside")
+  })
+
+  it("deletes unselected summaries and changes nothing the baseline can see for an unchanged selection", async () => {
+    await prepareWorkspace(root, { templatesDir, now })
+    const a = input("ses_a", { rawMemory: "" })
+    const b = input("ses_b", { rawMemory: "" })
+    await syncInputs(root, [a, b], v2)
+    await resetBaseline(root, now)
+    await prepareWorkspace(root, { templatesDir, now })
+    await syncInputs(root, [a, b], v2)
+    expect(await workspaceStatus(root)).toEqual([])
+    await syncInputs(root, [b], v2)
+    expect(await workspaceStatus(root)).toEqual([{ status: "D", path: `rollout_summaries/${rolloutSummaryStem(a)}.md` }])
   })
 })
 
