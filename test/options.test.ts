@@ -34,6 +34,7 @@ describe("parseOptions", () => {
       max_rollout_age_days: 90,
       max_rollouts_per_startup: 128,
       min_rollout_idle_hours: 1,
+      v2_ready_sessions: 5,
       codex_interop: { import: true, export: false, codex_home: "/somewhere/.codex" },
       version: "v2",
       dual_write: true,

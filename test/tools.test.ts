@@ -79,7 +79,8 @@ describe("tools", () => {
     expect(asks).toHaveLength(0)
     expect((await run("memory_reset", { confirm: true }, false)).output).toMatch(/^Refused: the user did not approve/)
     expect(fs.existsSync(path.join(root, "MEMORY.md"))).toBe(true)
-    expect(asks[0]).toMatchObject({ permission: "memory_reset", patterns: [root] })
+    // One approval covers every version's folder: a reset erases them all.
+    expect(asks[0]).toMatchObject({ permission: "memory_reset", patterns: [root, `${root}_v2`] })
     expect((await run("memory_reset", { confirm: true })).output).toMatch(/^Erased all memory/)
     expect(fs.readdirSync(root)).toEqual([])
   })
@@ -89,7 +90,7 @@ describe("tools", () => {
     const reply = await run("memory_inspect", {})
     expect(reply.output).toContain("# Long-term memory")
     expect(reply.output).toContain('option "max_unused_days" = 1000 adjusted to 365')
-    expect(reply.metadata).toMatchObject({ store: { status: "open" }, options: { max_unused_days: 365 } })
+    expect(reply.metadata).toMatchObject({ catalog: { state: { status: "open" } }, options: { max_unused_days: 365 } })
   })
 
   it("saves a note and finds it by search right away", async () => {

@@ -1,13 +1,12 @@
 // The version descriptor: everything that differs between Memory V1 and V2, in one value. The
 // pipeline (version-pipeline.ts) is written once against this shape, so a second version is a
 // second descriptor, not a second copy of the pipeline.
-import path from "node:path"
 import type { ReadPathTemplates } from "../read/render.js"
 import { loadReadPathTemplates } from "../read/render.js"
 import { MIGRATIONS, V2_MIGRATIONS, type Migration } from "../store/migrations.js"
 import { memoryPaths, type HomeSource, type MemoryPaths, type MemoryVersion } from "../util/paths.js"
-import { loadConsolidationTemplates } from "../write/consolidate-prompt.js"
-import { v1Consolidation, type ConsolidationStrategy } from "../write/consolidation-strategy.js"
+import { loadConsolidationTemplates, loadConsolidationV2Templates } from "../write/consolidate-prompt.js"
+import { v1Consolidation, v2Consolidation, type ConsolidationStrategy } from "../write/consolidation-strategy.js"
 import { loadExtractionTemplates } from "../write/extract.js"
 import { v1Extraction, type ExtractionStrategy } from "../write/extraction-strategy.js"
 
@@ -44,8 +43,8 @@ export function versionSpec(version: MemoryVersion, home: { home: string; source
     paths,
     migrations: V2_MIGRATIONS,
     sharesCatalogDb: false,
-    readTemplates: loadReadPathTemplates(templatesDir),
+    readTemplates: loadReadPathTemplates(templatesDir, "v2"),
     extraction: v1Extraction(loadExtractionTemplates(templatesDir)),
-    consolidation: v1Consolidation(loadConsolidationTemplates(path.join(templatesDir))),
+    consolidation: v2Consolidation(loadConsolidationV2Templates(templatesDir)),
   }
 }

@@ -2,7 +2,8 @@
 // consolidator is told, what a finished consolidation must leave, and what is put back when it
 // fails. The run itself (claim, workspace, diff, agent, commit) is phase2.ts, for every version.
 import type { Phase2Input } from "../store/phase2-jobs.js"
-import { renderConsolidationPrompt, type ConsolidationTemplates } from "./consolidate-prompt.js"
+import { renderConsolidationPrompt, renderConsolidationV2Prompt, type ConsolidationTemplates } from "./consolidate-prompt.js"
+import { restoreSummary, snapshotSummary, validateV2Artifacts } from "./summary-v2.js"
 import { syncInputs, validateArtifacts, type SyncResult } from "./workspace.js"
 
 export type ArtifactCheck = { valid: true } | { valid: false; reason: string }
@@ -28,5 +29,22 @@ export function v1Consolidation(templates: ConsolidationTemplates): Consolidatio
     renderPrompt: (input) => renderConsolidationPrompt(templates, input),
     validate: validateArtifacts,
     preserve: () => () => undefined,
+  }
+}
+
+/**
+ * V2: rollout summaries in; one summary out, valid by Codex's V2 rules. The consolidator writes in
+ * place, so the last valid summary is kept aside and put back (or an invalid new one removed)
+ * when the run fails: an invalid summary never replaces a valid one.
+ */
+export function v2Consolidation(templates: ConsolidationTemplates): ConsolidationStrategy {
+  return {
+    syncInputs: (root, inputs, now) => syncInputs(root, inputs, { now, layout: "v2" }),
+    renderPrompt: (input) => renderConsolidationV2Prompt(templates, input),
+    validate: validateV2Artifacts,
+    preserve: (root) => {
+      const previous = snapshotSummary(root)
+      return () => void restoreSummary(root, previous)
+    },
   }
 }

@@ -10,12 +10,21 @@ const TOKEN = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
 function snapshot(overrides: Partial<InspectSnapshot>): InspectSnapshot {
   return {
     now: NOW,
-    paths: memoryPaths("/home/u/.local/share/opencode", "xdg-data", "v1"),
-    store: { status: "open", driver: "better-sqlite3", schemaVersion: 4 },
-    counts: undefined,
-    phase2: undefined,
+    home: { path: "/home/u/.local/share/opencode", source: "xdg-data" },
+    catalog: { file: "/home/u/.local/share/opencode/memory.db", state: { status: "open", driver: "better-sqlite3", schemaVersion: 6 }, counts: undefined },
+    versions: [
+      {
+        version: "v1",
+        selected: true,
+        writes: true,
+        paths: memoryPaths("/home/u/.local/share/opencode", "xdg-data", "v1"),
+        store: { status: "open", driver: "better-sqlite3" },
+        counts: undefined,
+        phase2: undefined,
+        summary: undefined,
+      },
+    ],
     jobErrors: [],
-    summary: undefined,
     options: DEFAULT_OPTIONS,
     warnings: [],
     diagnostics: [],
@@ -39,7 +48,8 @@ describe("memory_inspect's redaction audit", () => {
 
   it("redacts errors again when it shows them, for rows written before redaction", () => {
     const job = { kind: "memory_stage1", job_key: "ses_old", status: "failed", lease_until: null, retry_at: null, retry_remaining: 2, last_error: `rejected ${TOKEN}`, started_at: NOW - 10, finished_at: NOW - 5 }
-    const text = renderInspect(snapshot({ jobErrors: [job], phase2: { ...job, kind: "memory_consolidate_global", job_key: "global" }, diagnostics: [{ time: NOW, level: "error", source: "x", message: TOKEN }] }))
+    const versions = snapshot({}).versions.map((v) => ({ ...v, phase2: { ...job, kind: "memory_consolidate_global", job_key: "global" } }))
+    const text = renderInspect(snapshot({ jobErrors: [job], versions, diagnostics: [{ time: NOW, level: "error", source: "x", message: TOKEN }] }))
     expect(text).not.toContain(TOKEN)
     expect(text).toContain("memory_stage1 ses_old: rejected [REDACTED:github-token]")
   })

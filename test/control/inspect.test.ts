@@ -1,32 +1,63 @@
 import { describe, expect, it } from "vitest"
-import { renderInspect, type InspectSnapshot } from "../../src/control/inspect.js"
+import { renderInspect, type InspectSnapshot, type VersionSnapshot } from "../../src/control/inspect.js"
 import { DEFAULT_OPTIONS } from "../../src/options.js"
 import { memoryPaths } from "../../src/util/paths.js"
 import { expectGolden } from "../golden/golden.js"
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0)
 
-function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
+const HOME = "/home/u/.local/share/opencode"
+const PHASE2 = { kind: "memory_consolidate_global", job_key: "global", status: "done", lease_until: null, retry_at: null, retry_remaining: 3, last_error: null, started_at: NOW - 3_600_000, finished_at: NOW - 3_000_000, last_success_at: NOW - 3_000_000 }
+
+function v1(overrides: Partial<VersionSnapshot> = {}): VersionSnapshot {
   return {
-    now: NOW,
-    paths: memoryPaths("/home/u/.local/share/opencode", "xdg-data", "v1"),
-    store: { status: "open", driver: "bun:sqlite", schemaVersion: 2 },
+    version: "v1",
+    selected: true,
+    writes: true,
+    paths: memoryPaths(HOME, "xdg-data", "v1"),
+    store: { status: "open", driver: "bun:sqlite" },
     counts: {
       outputs: 12,
       outputsUsed: 4,
-      sessionsByMode: { enabled: 3, disabled: 1, polluted: 2 },
       jobs: [
         { kind: "memory_consolidate_global", status: "done", count: 1 },
         { kind: "memory_stage1", status: "done", count: 11 },
         { kind: "memory_stage1", status: "failed", count: 1 },
       ],
-      citedParts: 7,
-      citedFiles: 3,
     },
-    phase2: { kind: "memory_consolidate_global", job_key: "global", status: "done", lease_until: null, retry_at: null, retry_remaining: 3, last_error: null, started_at: NOW - 3_600_000, finished_at: NOW - 3_000_000, last_success_at: NOW - 3_000_000 },
-    jobErrors: [{ kind: "memory_stage1", job_key: "ses_bad", status: "failed", lease_until: null, retry_at: NOW + 1, retry_remaining: 2, last_error: "invalid JSON from the extractor", started_at: NOW - 10, finished_at: NOW - 5 }],
+    phase2: PHASE2,
     summary: { bytes: 12_345, estimatedTokens: 3_087, injected: true, capped: true },
-    options: { ...DEFAULT_OPTIONS, max_unused_days: 365 },
+    ...overrides,
+  }
+}
+
+function v2(overrides: Partial<VersionSnapshot> = {}): VersionSnapshot {
+  return {
+    version: "v2",
+    selected: false,
+    writes: true,
+    paths: memoryPaths(HOME, "xdg-data", "v2"),
+    store: { status: "open", driver: "bun:sqlite", schemaVersion: 2 },
+    counts: { outputs: 9, outputsUsed: 0, jobs: [{ kind: "memory_stage1", status: "done", count: 9 }] },
+    phase2: { ...PHASE2, last_success_at: NOW - 86_400_000, finished_at: NOW - 86_400_000 },
+    summary: { bytes: 4_100, estimatedTokens: 1_025, injected: true, capped: false },
+    readiness: { consolidatedSessions: 9, threshold: 20, summary: { valid: true }, ready: false },
+    ...overrides,
+  }
+}
+
+function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
+  return {
+    now: NOW,
+    home: { path: HOME, source: "xdg-data" },
+    catalog: {
+      file: `${HOME}/memory.db`,
+      state: { status: "open", driver: "bun:sqlite", schemaVersion: 6 },
+      counts: { sessionsByMode: { enabled: 3, disabled: 1, polluted: 2 }, sessionsByVersion: { v1: 5, v2: 1 }, citedParts: 7, citedFiles: 3 },
+    },
+    versions: [v1(), v2()],
+    jobErrors: [{ kind: "memory_stage1", job_key: "ses_bad", status: "failed", lease_until: null, retry_at: NOW + 1, retry_remaining: 2, last_error: "invalid JSON from the extractor", started_at: NOW - 10, finished_at: NOW - 5, version: "v1" }],
+    options: { ...DEFAULT_OPTIONS, max_unused_days: 365, dual_write: true },
     warnings: ['option "max_unused_days" = 999 adjusted to 365 (allowed: whole numbers 0 to 365)'],
     diagnostics: [{ time: NOW - 1_000, level: "warn", source: "read-path", message: "memory summary is a symlink; not injected" }],
     cooldownMs: 6 * 3_600_000,
@@ -42,17 +73,27 @@ describe("renderInspect", () => {
   })
 
   it("tells a check that found nothing apart from the cooldown, which only a consolidation starts", () => {
-    const job = snapshot().phase2!
-    const checked = renderInspect(snapshot({ phase2: { ...job, status: "done", finished_at: NOW - 60_000, last_success_at: NOW - 7 * 3_600_000 } }))
+    const job = PHASE2
+    const checked = renderInspect(snapshot({ versions: [v1({ phase2: { ...job, status: "done", finished_at: NOW - 60_000, last_success_at: NOW - 7 * 3_600_000 } })] }))
     expect(checked).toContain("nothing to do; next look without new input at 2026-")
     expect(checked).not.toContain("cooldown until")
-    const pending = renderInspect(snapshot({ phase2: { ...job, status: "pending", finished_at: NOW - 60_000, last_success_at: NOW - 3_600_000 } }))
+    const pending = renderInspect(snapshot({ versions: [v1({ phase2: { ...job, status: "pending", finished_at: NOW - 60_000, last_success_at: NOW - 3_600_000 } })] }))
     expect(pending).toContain(`cooldown until ${new Date(NOW + 5 * 3_600_000).toISOString()}`)
   })
 
   it("says plainly when nothing exists yet", () => {
-    const text = renderInspect(snapshot({ store: { status: "failed", error: "disk full" }, counts: undefined, phase2: undefined, jobErrors: [], summary: undefined, warnings: [], diagnostics: [] }))
-    expect(text).toContain("database: /home/u/.local/share/opencode/memory.db: failed: disk full")
+    const text = renderInspect(
+      snapshot({
+        catalog: { file: `${HOME}/memory.db`, state: { status: "failed", error: "disk full" }, counts: undefined },
+        versions: [v1({ store: { status: "failed", error: "disk full" }, counts: undefined, phase2: undefined, summary: undefined }), v2({ store: { status: "absent" }, counts: undefined, phase2: undefined, summary: undefined, readiness: { consolidatedSessions: 0, threshold: 20, summary: undefined, ready: false } })],
+        jobErrors: [],
+        warnings: [],
+        diagnostics: [],
+      }),
+    )
+    expect(text).toContain("catalog: /home/u/.local/share/opencode/memory.db: failed: disk full")
+    expect(text).toContain("database: /home/u/.local/share/opencode/memory_v2.db: not created (this version never learned)")
+    expect(text).toContain("readiness: not ready (0 of 20 sessions in one consolidation; no summary)")
     expect(text).toContain("none yet: nothing is injected")
     expect(text).toContain("never run")
     expect(text).toContain("## Recent errors\nnone")
@@ -66,7 +107,18 @@ describe("renderInspect", () => {
   })
 
   it("shows a running consolidation and its lease", () => {
-    const running = { ...snapshot().phase2!, status: "running", lease_until: NOW + 60_000 }
-    expect(renderInspect(snapshot({ phase2: running }))).toContain("running, lease until 2026-11-30T12:01:00.000Z")
+    const running = { ...PHASE2, status: "running", lease_until: NOW + 60_000 }
+    expect(renderInspect(snapshot({ versions: [v1({ phase2: running })] }))).toContain("consolidation: running, lease until 2026-11-30T12:01:00.000Z")
+  })
+
+  it("shows both versions side by side, and V2's readiness once it is reached", () => {
+    const text = renderInspect(snapshot())
+    expect(text).toContain("## Memory V1 (read by new sessions; learning)")
+    expect(text).toContain("## Memory V2 (read only by sessions stamped with it; learning)")
+    expect(text.indexOf("## Memory V1")).toBeLessThan(text.indexOf("## Memory V2"))
+    const ready = renderInspect(snapshot({ versions: [v1(), v2({ readiness: { consolidatedSessions: 24, threshold: 20, summary: { valid: true }, ready: true } })] }))
+    expect(ready).toContain("readiness: ready (24 of 20 sessions in one consolidation; summary valid)")
+    const invalid = renderInspect(snapshot({ versions: [v2({ readiness: { consolidatedSessions: 24, threshold: 20, summary: { valid: false, reason: "the first line is not v1" }, ready: false } })] }))
+    expect(invalid).toContain("readiness: not ready (24 of 20 sessions in one consolidation; summary invalid: the first line is not v1)")
   })
 })

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { CitationUsage } from "../../src/read/citation-usage.js"
 import { openDatabase } from "../../src/store/database.js"
 import { MemoryStore } from "../../src/store/memory-store.js"
+import { VersionStore } from "../../src/store/version-store.js"
 
 const BLOCK = "<memory-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[x]\n</citation_entries>\n<session_ids>\nses_src\n</session_ids>\n</memory-citation>"
 const closers: Array<() => void> = []
@@ -16,7 +17,16 @@ function setup() {
   const store = new MemoryStore(db)
   db.prepare("INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES ('ses_src', 1, 'r', 's', 1)").run()
   const errors: unknown[] = []
-  const usage = new CitationUsage({ store: () => store, onError: (e) => errors.push(e) })
+  // Wired as Memory wires it: the catalog counts each part once, the version bumps the sessions.
+  const version = new VersionStore("v1", db)
+  const sink = {
+    recordCitation: (part: string, citing: string | undefined, sessions: readonly string[], files: Parameters<MemoryStore["recordCitation"]>[2]) => {
+      const first = store.recordCitation(part, citing, files)
+      if (first) version.bumpUsage(sessions)
+      return first
+    },
+  }
+  const usage = new CitationUsage({ sink: () => sink, onError: (e) => errors.push(e) })
   const count = () => db.prepare("SELECT usage_count FROM stage1_outputs").get<{ usage_count: number }>()?.usage_count
   return { usage, count, errors, db }
 }
@@ -65,7 +75,7 @@ describe("CitationUsage", () => {
   })
 
   it("still strips when the database is not open, and counts nothing", () => {
-    const usage = new CitationUsage({ store: () => undefined, onError: () => undefined })
+    const usage = new CitationUsage({ sink: () => undefined, onError: () => undefined })
     expect(usage.completeText("s", "p", `A ${BLOCK}`)).toBe("A")
   })
 })
