@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { createV1Host } from "../../src/v1/host.js"
+import { promptText } from "../fakes/host.js"
 
 describe("V1 host: helper prompt text parts", () => {
   it("sends a string as one text part and each string of a list as its own part, in order", async () => {
@@ -24,5 +25,13 @@ describe("V1 host: helper prompt text parts", () => {
         { type: "text", text: "chunk 2" },
       ],
     ])
+  })
+})
+
+describe("fake host: prompt text", () => {
+  it("reads a prompt's text parts as one string, whichever form it was given in", () => {
+    const base = { directory: "/m", agent: "a", system: "s" }
+    expect(promptText({ ...base, text: "one" })).toBe("one")
+    expect(promptText({ ...base, text: ["intro", "evidence"] })).toBe("intro\n\nevidence")
   })
 })
