@@ -23,7 +23,7 @@ export function gitBranch(directory: string): string | undefined {
       const stat = fs.statSync(dotGit, { throwIfNoEntry: false })
       if (stat?.isDirectory()) return parseHead(readSmall(path.join(dotGit, "HEAD")))
       if (stat?.isFile()) {
-        const gitdir = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(readSmall(dotGit) ?? "")?.[1]
+        const gitdir = /^gitdir:(.*)$/m.exec(readSmall(dotGit) ?? "")?.[1]?.trim()
         // One indirection only: the folder it names must hold HEAD itself.
         return gitdir ? parseHead(readSmall(path.join(path.resolve(dir, gitdir), "HEAD"))) : undefined
       }

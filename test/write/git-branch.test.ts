@@ -42,7 +42,7 @@ describe("gitBranch", () => {
     expect(gitBranch(repo("e", `${SHA.toUpperCase()}${SHA.slice(0, 24)}\n`))).toBe("detached at 0123456789ab")
   })
 
-  it("follows a .git file to a worktree's or submodule's folder, relative or absolute", () => {
+  it("follows a .git file to a worktree's or submodule's folder, relative or absolute, CRLF or not", () => {
     const main = repo("main", "ref: refs/heads/main\n")
     const worktreeGit = path.join(main, ".git", "worktrees", "wt")
     fs.mkdirSync(worktreeGit, { recursive: true })
@@ -51,7 +51,7 @@ describe("gitBranch", () => {
     fs.mkdirSync(worktree)
     fs.writeFileSync(path.join(worktree, ".git"), `gitdir: ${worktreeGit}\n`)
     expect(gitBranch(worktree)).toBe("topic")
-    fs.writeFileSync(path.join(worktree, ".git"), `gitdir: ${path.relative(worktree, worktreeGit)}\n`)
+    fs.writeFileSync(path.join(worktree, ".git"), `gitdir: ${path.relative(worktree, worktreeGit)}\r\n`)
     expect(gitBranch(path.join(worktree))).toBe("topic")
   })
 
