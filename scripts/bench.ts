@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark of the project, each judged by its checks (a ratio against a
 // baseline measured in the same run, or an absolute value beside its target; see bench/measure.ts).
 import { benchClosedLoop } from "./bench/closed-loop.js"
+import { benchEvidence } from "./bench/evidence.js"
 import { benchHelperRequests } from "./bench/helper-requests.js"
 import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchPhase1 } from "./bench/phase1.js"
@@ -18,6 +19,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["search", benchSearch],
   ["transcript", benchTranscript],
   ["transcript-memory", benchTranscriptMemory],
+  ["evidence", benchEvidence],
   ["redact", benchRedact],
   ["phase1", benchPhase1],
   ["closed-loop", benchClosedLoop],

@@ -48,7 +48,7 @@ export interface HelperPrompt {
   variant?: string
   /** Appended to the agent's system prompt. */
   system: string
-  /** The user message: one text part, or one part per string. */
+  /** The user message: one text part, or one text part per string (V2 sends its evidence in chunks). */
   text: string | readonly string[]
   /** JSON schema for a structured answer (OpenCode's `format: json_schema`). */
   schema?: Record<string, unknown>

@@ -82,7 +82,7 @@ export function createV1Host(client: Client): Host {
       const body: Record<string, unknown> = {
         agent: input.agent,
         system: input.system,
-        parts: (typeof input.text === "string" ? [input.text] : input.text).map((text) => ({ type: "text", text })),
+        parts: textParts(input.text),
       }
       if (input.model) body.model = input.model
       if (input.variant) body.variant = input.variant
@@ -167,6 +167,11 @@ function toHelperReply(raw: RawReply): HelperReply {
         }
       : {}),
   }
+}
+
+/** Each string its own text part, in order. */
+export function textParts(text: string | readonly string[]): Array<{ type: "text"; text: string }> {
+  return (typeof text === "string" ? [text] : text).map((part) => ({ type: "text", text: part }))
 }
 
 /** The data of an SDK result, or an error naming the call and the server's answer. */

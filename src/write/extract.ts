@@ -35,12 +35,32 @@ export interface ExtractionTemplates {
 export function loadExtractionTemplates(templatesDir: string): ExtractionTemplates {
   const system = loadTemplate(templatesDir, "stage_one_system.md")
   const input = loadTemplate(templatesDir, "stage_one_input.md")
-  const echoes = [system, input]
+  return { system, input, echoes: templateEchoes([system, input]) }
+}
+
+/** The long sentences of the templates (40 characters or more, no placeholder), whitespace collapsed. */
+export function templateEchoes(templates: readonly Template[]): string[] {
+  return templates
     .flatMap((t) => t.text.split(/\n\s*\n|\n(?=\s*(?:#|-|\*|\d+\.)\s)/))
     .flatMap((block) => collapseSpace(block.replace(/^\s*(?:#+|-|\*|\d+\.)\s+/, "")).split(/(?<=[.!?:])\s+/))
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length >= 40 && !sentence.includes("{{"))
-  return { system, input, echoes }
+}
+
+/** The first template sentence found in `text` (whitespace collapsed), when the model echoed its prompt. */
+export function findEcho(templates: ExtractionTemplates, text: string): string | undefined {
+  const collapsed = collapseSpace(text)
+  return templates.echoes.find((sentence) => collapsed.includes(sentence))
+}
+
+/** The answer as a value: a string is parsed as JSON (undefined when it is not JSON), anything else is taken as is. */
+export function answerValue(answer: unknown): unknown {
+  return typeof answer === "string" ? parseJson(answer) : answer
+}
+
+/** A schema failure in words, naming each field that is wrong. */
+export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+  return issues.map((i) => `${i.path.map(String).join(".") || "answer"} ${i.message}`).join("; ")
 }
 
 export interface ExtractionSource {
@@ -82,17 +102,16 @@ export type ExtractionResult =
  * redacted again: the model may have written a secret back out.
  */
 export function parseExtraction(templates: ExtractionTemplates, answer: unknown, cwd: string): ExtractionResult {
-  const value = typeof answer === "string" ? parseJson(answer) : answer
+  const value = answerValue(answer)
   if (value === undefined) return { type: "invalid", reason: "the extractor's answer is not valid JSON" }
   const parsed = answerSchema.safeParse(value)
   if (!parsed.success) {
-    return { type: "invalid", reason: `the extractor's answer does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join(".") || "answer"} ${i.message}`).join("; ")}` }
+    return { type: "invalid", reason: `the extractor's answer does not match the schema: ${describeIssues(parsed.error.issues)}` }
   }
   const summary = parsed.data.rollout_summary.trim()
   const raw = parsed.data.raw_memory.trim()
   if (!summary || !raw) return { type: "empty" }
-  const answerText = collapseSpace(`${summary}\n${raw}`)
-  const echo = templates.echoes.find((sentence) => answerText.includes(sentence))
+  const echo = findEcho(templates, `${summary}\n${raw}`)
   if (echo) return { type: "invalid", reason: `the extractor echoed its instructions ("${echo.slice(0, 60)}...")` }
   const safeSummary = redact(summary)
   const safeRaw = redact(raw)

@@ -92,3 +92,8 @@ export class FakeHost implements Host {
     return [...this.mcp]
   }
 }
+
+/** A prompt's user text as one string: its text parts joined by blank lines (V2 sends several). */
+export function promptText(prompt: HelperPrompt): string {
+  return typeof prompt.text === "string" ? prompt.text : prompt.text.join("\n\n")
+}
