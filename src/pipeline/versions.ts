@@ -8,7 +8,8 @@ import { memoryPaths, type HomeSource, type MemoryPaths, type MemoryVersion } fr
 import { loadConsolidationTemplates, loadConsolidationV2Templates } from "../write/consolidate-prompt.js"
 import { v1Consolidation, v2Consolidation, type ConsolidationStrategy } from "../write/consolidation-strategy.js"
 import { loadExtractionTemplates } from "../write/extract.js"
-import { v1Extraction, type ExtractionStrategy } from "../write/extraction-strategy.js"
+import { loadExtractionV2Templates } from "../write/extract-v2.js"
+import { v1Extraction, v2Extraction, type ExtractionStrategy } from "../write/extraction-strategy.js"
 
 export const VERSIONS: readonly MemoryVersion[] = Object.freeze(["v1", "v2"])
 
@@ -44,7 +45,7 @@ export function versionSpec(version: MemoryVersion, home: { home: string; source
     migrations: V2_MIGRATIONS,
     sharesCatalogDb: false,
     readTemplates: loadReadPathTemplates(templatesDir, "v2"),
-    extraction: v1Extraction(loadExtractionTemplates(templatesDir)),
+    extraction: v2Extraction(loadExtractionV2Templates(templatesDir)),
     consolidation: v2Consolidation(loadConsolidationV2Templates(templatesDir)),
   }
 }

@@ -61,12 +61,12 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
   try {
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(STAGE_ONE.EXTRACTION_TIMEOUT_MS)])
     const messages = await ctx.host.loadMessages(id, signal)
-    if (messages.length === 0) {
-      // A session with no messages yet teaches nothing; an existing record is kept (retry later).
-      return jobs.hasOutput(id)
+    // A session with nothing to show teaches nothing; an existing record is kept (retry later).
+    const emptySession = (): JobResult =>
+      jobs.hasOutput(id)
         ? finish(fail("the session's transcript came back empty"), "failed", "empty transcript")
         : finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
-    }
+    if (messages.length === 0) return emptySession()
     // The one place the host's session is read: everything below uses the sanitized copy.
     const input = sanitizeSession(session, messages as never)
     const model = ctx.extractionModel()
@@ -79,6 +79,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       input,
       budgetTokens: transcriptBudget(contextLimit),
     })
+    if (built.empty) return emptySession()
     const reply = await askHelper(ctx, id, built.request, model, signal)
     // The prompt was sent: record what was kept out of it.
     audit(addCounts({ ...built.redactions }, input.redactions()), "transcript")

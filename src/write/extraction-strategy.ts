@@ -3,9 +3,13 @@
 // load, sanitize, ask, store; only these two steps differ. V1 renders the whole transcript in one
 // message and asks for a raw memory and a summary; V2 selects tiered evidence in chunks and asks
 // for the summary alone.
+import { selectEvidence } from "./evidence.js"
+import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
+import { EXTRACTION_V2_SCHEMA, parseExtractionV2, renderExtractionV2Prompt } from "./extract-v2.js"
+import { gitBranch } from "./git-branch.js"
 import type { SessionInput } from "./session-input.js"
 import { renderTranscript, type TranscriptMessage } from "./transcript.js"
-import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
+import { READ_PATH } from "../constants.js"
 
 export interface ExtractionRequest {
   system: string
@@ -31,6 +35,8 @@ export interface BuiltRequest {
   request: ExtractionRequest
   /** Secrets the rendering replaced, by class, for the audit. */
   redactions: Record<string, number>
+  /** Nothing of the session could be rendered: handled as an empty transcript, with no model call. */
+  empty?: boolean
 }
 
 export interface ExtractionStrategy {
@@ -52,5 +58,32 @@ export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy
       return { request: { ...prompt, schema: EXTRACTION_SCHEMA }, redactions: { ...transcript.redactions } }
     },
     parse: (answer, cwd) => parseExtraction(templates, answer, cwd),
+  }
+}
+
+/**
+ * V2: tiered evidence within the same budget (in bytes), sent as one text part per chunk after a
+ * short header; the folder's git branch is a hint, cleaned like every other host string.
+ */
+export function v2Extraction(templates: ExtractionTemplates): ExtractionStrategy {
+  return {
+    build({ sessionId, hostDirectory, updatedAt, messages, input, budgetTokens }) {
+      const evidence = selectEvidence(messages, { budgetBytes: budgetTokens * READ_PATH.BYTES_PER_TOKEN, ...input.transcript })
+      const branch = gitBranch(hostDirectory)
+      const prompt = renderExtractionV2Prompt(templates, {
+        sessionId,
+        title: input.session.title,
+        cwd: input.session.directory,
+        branch: branch === undefined ? undefined : input.clean(branch),
+        updatedAt,
+        chunks: evidence.chunks,
+      })
+      return {
+        request: { system: prompt.system, text: prompt.texts, schema: EXTRACTION_V2_SCHEMA },
+        redactions: { ...evidence.redactions },
+        ...(evidence.chunks.length === 0 ? { empty: true } : {}),
+      }
+    },
+    parse: (answer, cwd) => parseExtractionV2(templates, answer, cwd),
   }
 }
