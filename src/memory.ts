@@ -9,15 +9,14 @@ import type { ToolSpec } from "../tools/spec.js"
 import type { LocalMemoryBackend } from "./backend/local-backend.js"
 import { addNote, type NewNote, type WrittenNote } from "./backend/notes.js"
 import { JOBS } from "./constants.js"
-import { clearFolder } from "./control/clear-folder.js"
 import { renderInspect, type InspectSnapshot } from "./control/inspect.js"
-import { summaryStats } from "./control/summary-stats.js"
+import { resetAllVersions } from "./control/reset.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
 import type { Host, ModelRef } from "./host.js"
 import { parseOptions, type MemoryOptions } from "./options.js"
 import { VersionPipeline } from "./pipeline/version-pipeline.js"
+import { SessionVersions } from "./pipeline/session-versions.js"
 import { VERSIONS, versionSpec } from "./pipeline/versions.js"
-import { readiness } from "./pipeline/readiness.js"
 import { CitationUsage } from "./read/citation-usage.js"
 import { isConversationCall, type SystemCall } from "./read/read-path.js"
 import { redact } from "./redact/redact.js"
@@ -37,9 +36,6 @@ export const ENV_TEST_FAULTS = "OPENCODE_CODEX_MEMORY_TEST_FAULTS"
 export const ENV_TEST_CLOCK_OFFSET = "OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS"
 /** "1" gives the helper agents OpenCode's default prompt instead of their own (the benchmark's "before"). */
 export const ENV_TEST_DEFAULT_HELPER_PROMPT = "OPENCODE_CODEX_MEMORY_TEST_DEFAULT_HELPER_PROMPT"
-
-/** Version stamps cached per instance; past this many sessions the cache starts over. */
-const STAMP_CACHE_MAX = 10_000
 
 export interface MemoryDeps {
   host: Host
@@ -87,7 +83,7 @@ export class Memory implements MemoryToolPorts {
   private hostModels: { model?: string; small_model?: string } = {}
   /** Keys of the user's own helper-agent blocks that were dropped, per agent (config hook). */
   private helperAgentOverrides: Record<string, string[]> = {}
-  private readonly stamps = new Map<string, MemoryVersion>()
+  private readonly versions: SessionVersions
   private readonly catalogDb: string
   private catalog: MemoryStore | undefined
   private readonly now: () => number
@@ -140,6 +136,7 @@ export class Memory implements MemoryToolPorts {
       )
     }
     this.pipelines = pipelines
+    this.versions = new SessionVersions({ catalog: () => this.catalog, selected: this.options.version, onError: (error) => this.diagnostics.error("version-stamp", error) })
     this.servesHelpers =
       deps.directory !== undefined && [...pipelines.values()].some((p) => path.resolve(deps.directory!) === path.resolve(p.paths.memoryRoot))
   }
@@ -162,27 +159,9 @@ export class Memory implements MemoryToolPorts {
     return [...this.pipelines.values()].filter((p) => p.writes)
   }
 
-  /**
-   * The version a session reads. With `stamp`, its first real use freezes it (a later change of
-   * the `version` option affects new sessions only); without, a peek for status reads. Without a
-   * catalog (the database failed), the selected version, unstamped: memory stays usable.
-   */
+  /** The version a session reads; `stamp` freezes it at a real use, a status read only peeks. */
   sessionVersion(sessionId: string | undefined, options: { stamp: boolean }): MemoryVersion {
-    if (!sessionId) return this.options.version
-    const cached = this.stamps.get(sessionId)
-    if (cached) return cached
-    const catalog = this.catalog
-    if (!catalog) return this.options.version
-    try {
-      const version = options.stamp ? catalog.stampVersion(sessionId, this.options.version) : catalog.stampedVersion(sessionId)
-      if (!version) return this.options.version
-      if (this.stamps.size >= STAMP_CACHE_MAX) this.stamps.clear()
-      this.stamps.set(sessionId, version)
-      return version
-    } catch (error) {
-      this.diagnostics.error("version-stamp", error)
-      return this.options.version
-    }
+    return this.versions.resolve(sessionId, options)
   }
 
   /**
@@ -338,33 +317,11 @@ export class Memory implements MemoryToolPorts {
     return true
   }
 
-  /**
-   * Erases what every version learned: outputs, jobs, readiness progress, citation records and
-   * both memory folders. Modes and version stamps stay. Refused, changing nothing, while any
-   * version's consolidation runs; the databases stay open.
-   */
+  /** Erases what every version learned and both folders; modes and stamps stay (control/reset.ts). */
   async reset(): Promise<ResetReport> {
-    const catalog = this.requireCatalog()
-    const stores = [...this.pipelines.values()].map((p) => p.store()).filter((store) => store !== undefined)
-    for (const store of stores) {
-      const running = store.liveConsolidation()
-      if (running) return refusedReset(store.version, running.leaseUntil)
-    }
-    let outputs = 0
-    let jobs = 0
-    for (const store of stores) {
-      // Checked again inside the clearing transaction: a consolidation may have started since.
-      const outcome = store.reset()
-      if (outcome.type === "refused_consolidation_running") return refusedReset(store.version, outcome.leaseUntil, outputs > 0 || jobs > 0)
-      outputs += outcome.outputs
-      jobs += outcome.jobs
-    }
-    catalog.clearCitations()
-    let files = 0
-    for (const pipeline of this.pipelines.values()) files += clearFolder(pipeline.paths.memoryRoot)
-    this.invalidateReadPath()
-    this.diagnostics.report("info", "reset", `memory erased: ${outputs} outputs, ${jobs} jobs, ${files} folder entries`)
-    return { type: "reset", outputs, jobs, files }
+    const report = resetAllVersions(this.requireCatalog(), [...this.pipelines.values()])
+    if (report.type === "reset") this.diagnostics.report("info", "reset", `memory erased: ${report.outputs} outputs, ${report.jobs} jobs, ${report.files} folder entries`)
+    return report
   }
 
   inspect(): InspectReport {
@@ -373,21 +330,7 @@ export class Memory implements MemoryToolPorts {
       now: this.now(),
       home: { path: this.paths.home, source: this.paths.homeSource },
       catalog: { file: this.catalogDb, state: this.storeStatus(), counts: catalog?.counts() },
-      versions: [...this.pipelines.values()].map((pipeline) => {
-        const store = pipeline.store()
-        const summary = summaryStats(pipeline.paths.summary, this.options.use_memories)
-        return {
-          version: pipeline.version,
-          selected: pipeline.version === this.options.version,
-          writes: pipeline.writes,
-          paths: pipeline.paths,
-          store: pipeline.storeState(),
-          counts: store?.counts(),
-          phase2: store?.phase2Job(),
-          summary,
-          readiness: pipeline.version === "v2" ? readiness(pipeline.paths.summary, store?.maxConsolidated() ?? 0, this.options.v2_ready_sessions) : undefined,
-        }
-      }),
+      versions: [...this.pipelines.values()].map((pipeline) => pipeline.snapshot()),
       jobErrors: [...this.pipelines.values()].flatMap((p) => (p.store()?.recentJobErrors(5) ?? []).map((job) => ({ ...job, version: p.version }))),
       options: this.options,
       warnings: this.warnings,
@@ -418,7 +361,7 @@ export class Memory implements MemoryToolPorts {
     this.catalog = undefined
     this.storeState = { status: "closed" }
     this.helperSessions.clear()
-    this.stamps.clear()
+    this.versions.clear()
   }
 
   private openCatalog(): void {
@@ -440,12 +383,6 @@ export class Memory implements MemoryToolPorts {
       throw error
     }
   }
-}
-
-function refusedReset(version: MemoryVersion, leaseUntil: number, partial = false): ResetReport {
-  const until = new Date(leaseUntil).toISOString()
-  const changed = partial ? "Memory of the other version was already erased." : "Nothing was changed."
-  return { type: "refused", reason: `a ${version} consolidation is running (its lease lasts until ${until}); try again after it finishes. ${changed}` }
 }
 
 function unsupportedWarnings(options: MemoryOptions): string[] {

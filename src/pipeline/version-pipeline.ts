@@ -22,6 +22,9 @@ import { VersionStore } from "../store/version-store.js"
 import type { RateLimitBreaker } from "../write/breaker.js"
 import { Phase1 } from "../write/phase1.js"
 import { Phase2 } from "../write/phase2.js"
+import type { VersionSnapshot } from "../control/inspect.js"
+import { summaryStats } from "../control/summary-stats.js"
+import { readiness } from "./readiness.js"
 import type { VersionSpec } from "./versions.js"
 
 export interface PipelineDeps {
@@ -198,6 +201,23 @@ export class VersionPipeline {
     const queued = this.tables?.store.queueIfHasOutput(sessionId, options) ?? false
     if (queued) this.phase2?.trigger()
     return queued
+  }
+
+  /** This version as memory_inspect shows it; reads only. */
+  snapshot(): VersionSnapshot {
+    const { spec, options } = this.deps
+    const store = this.tables?.store
+    return {
+      version: this.version,
+      selected: this.version === options.version,
+      writes: this.writes,
+      paths: this.paths,
+      store: this.storeState(),
+      counts: store?.counts(),
+      phase2: store?.phase2Job(),
+      summary: summaryStats(this.paths.summary, options.use_memories),
+      ...(spec.tracksReadiness ? { readiness: readiness(this.paths.summary, store?.maxConsolidated() ?? 0, options.v2_ready_sessions) } : {}),
+    }
   }
 
   /** Drops cached bytes after the plugin itself changed this version's folder. */

@@ -21,6 +21,8 @@ export interface VersionSpec {
   migrations: readonly Migration[]
   /** Whether its database is memory.db itself (the catalog's handle is reused). */
   sharesCatalogDb: boolean
+  /** Whether memory_inspect reports readiness (V2: the version experiment's boundary). */
+  tracksReadiness: boolean
   readTemplates: ReadPathTemplates
   extraction: ExtractionStrategy
   consolidation: ConsolidationStrategy
@@ -34,6 +36,7 @@ export function versionSpec(version: MemoryVersion, home: { home: string; source
       paths,
       migrations: MIGRATIONS,
       sharesCatalogDb: true,
+      tracksReadiness: false,
       readTemplates: loadReadPathTemplates(templatesDir),
       extraction: v1Extraction(loadExtractionTemplates(templatesDir)),
       consolidation: v1Consolidation(loadConsolidationTemplates(templatesDir)),
@@ -44,6 +47,7 @@ export function versionSpec(version: MemoryVersion, home: { home: string; source
     paths,
     migrations: V2_MIGRATIONS,
     sharesCatalogDb: false,
+    tracksReadiness: true,
     readTemplates: loadReadPathTemplates(templatesDir, "v2"),
     extraction: v2Extraction(loadExtractionV2Templates(templatesDir)),
     consolidation: v2Consolidation(loadConsolidationV2Templates(templatesDir)),
