@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { loadReadPathTemplates, renderMemoryBlock } from "../../src/read/render.js"
+import { selectEvidence } from "../../src/write/evidence.js"
 import { estimateTokens } from "../../src/util/tokens.js"
 import { cutChars, fitBlocks } from "../../src/write/transcript-cut.js"
 import { renderTranscript, type TranscriptMessage, type TranscriptOptions, type TranscriptPart } from "../../src/write/transcript.js"
@@ -164,6 +165,20 @@ describe("renderTranscript drops", () => {
     expect(out).not.toContain("## Memory")
     expect(out).not.toContain("MEMORY SUMMARY")
     expect(out.startsWith("[user]\nLook:\n\n")).toBe(true)
+  })
+
+  it("the plugin's own Memory V2 block too, in V1's transcript and in V2's evidence", () => {
+    const templates = loadReadPathTemplates(fileURLToPath(new URL("../../templates", import.meta.url)), "v2")
+    const summary = "v1\n## User Profile\nREMEMBERED-RECAP\n## User preferences\n## General Tips\n## What's in Memory"
+    const block = renderMemoryBlock(templates, { memoryRoot: "/m", summary, dedicatedTools: true })
+    const messages = [user(text(`Look:\n${block}`))]
+    const { text: out } = render(messages)
+    expect(out).not.toContain("REMEMBERED-RECAP")
+    expect(out).not.toContain("MEMORY SUMMARY")
+    const evidence = selectEvidence(messages as never, { budgetBytes: 100_000 }).chunks.join("")
+    expect(evidence).toContain("Look:")
+    expect(evidence).not.toContain("REMEMBERED-RECAP")
+    expect(evidence).not.toContain("## Memory")
   })
 
   it("the summary markers and what is between them when the heading is missing", () => {
