@@ -21,7 +21,7 @@
 import { READ_PATH } from "../constants.js"
 import { redact } from "../redact/redact.js"
 import { truncateMiddle } from "../util/tokens.js"
-import { messageErrorEntry, partEntry, partText, type PartContext, type TranscriptPart } from "./transcript-parts.js"
+import { messageErrorEntry, partEntry, partText, redactionTally, type PartContext, type TranscriptPart } from "./transcript-parts.js"
 import { TRANSCRIPT_DEFAULTS, type TranscriptMessage } from "./transcript.js"
 
 export type EvidenceTier = "human" | "final" | "other_agent" | "commentary" | "context" | "tool"
@@ -89,13 +89,7 @@ interface RawRow {
 }
 
 export function selectEvidence(messages: readonly TranscriptMessage[], options: EvidenceOptions): Evidence {
-  const redactions: Record<string, number> = {}
-  const scrub = options.scrub
-  const tally = (text: string): string => {
-    const result = redact(scrub ? scrub(text) : text)
-    for (const [name, count] of Object.entries(result.counts)) redactions[name] = (redactions[name] ?? 0) + count
-    return result.text
-  }
+  const { redact: tally, counts: redactions } = redactionTally(options.scrub)
   const rows = collectRows(messages, {
     // Tool results are cut below, by bytes, once redacted: nothing is cut by characters first.
     maxToolOutputChars: Number.POSITIVE_INFINITY,

@@ -1,6 +1,7 @@
-// Reading one file of the memory folder without following a symlink. Kept apart from
-// git-baseline.ts, so the workspace can read files without loading the git library.
+// Reading and replacing one file of the memory folder without following a symlink. Kept apart
+// from git-baseline.ts, so the workspace can use files without loading the git library.
 import fs from "node:fs"
+import path from "node:path"
 
 /**
  * A regular file's bytes, or undefined when it is gone or no longer a regular file. The open
@@ -18,5 +19,22 @@ export function readRegularFile(absolute: string): Buffer | undefined {
     return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : undefined
   } finally {
     fs.closeSync(fd)
+  }
+}
+
+/**
+ * Writes `bytes` beside `file` and renames it over: a reader never sees half a file, and a symlink
+ * in the way is replaced rather than followed. The dot-name keeps a leftover out of the workspace
+ * walk and the diff.
+ */
+export function replaceFile(file: string, bytes: Buffer): void {
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
+  fs.rmSync(temporary, { force: true })
+  fs.writeFileSync(temporary, bytes, { flag: "wx" })
+  try {
+    fs.renameSync(temporary, file)
+  } catch (error) {
+    fs.rmSync(temporary, { force: true })
+    throw error
   }
 }

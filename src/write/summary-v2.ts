@@ -4,7 +4,7 @@
 // puts them back (or removes the file) when validation fails.
 import fs from "node:fs"
 import path from "node:path"
-import { readRegularFile } from "./regular-file.js"
+import { readRegularFile, replaceFile } from "./regular-file.js"
 import { SUMMARY_FILE } from "./workspace.js"
 
 /** The summary must be under this many UTF-8 bytes: the 2,500-token read-path cap at 4 bytes a token. */
@@ -86,15 +86,7 @@ export function restoreSummary(root: string, previous: Buffer | undefined): "kep
   if (current?.isFile() && readRegularFile(file)?.equals(previous)) return "kept"
   if (current?.isDirectory()) fs.rmSync(file, { force: true, recursive: true })
   // Written beside and renamed over, so the read path sees either the old or the new bytes.
-  const temporary = path.join(root, `.${SUMMARY_FILE}.${process.pid}.tmp`)
-  fs.rmSync(temporary, { force: true })
-  fs.writeFileSync(temporary, previous, { flag: "wx" })
-  try {
-    fs.renameSync(temporary, file)
-  } catch (error) {
-    fs.rmSync(temporary, { force: true })
-    throw error
-  }
+  replaceFile(file, previous)
   return "restored"
 }
 

@@ -1,6 +1,7 @@
 // One OpenCode message part -> its piece of the transcript, or nothing. Parts arrive as JSON from
 // the host, so every field is checked before use and a part missing what it needs is skipped.
 import { extractCitations } from "../read/citations.js"
+import { redact } from "../redact/redact.js"
 import { cutChars } from "./transcript-cut.js"
 import { stripInjected } from "./transcript-strip.js"
 
@@ -131,4 +132,20 @@ function str(value: unknown): string | undefined {
 
 function record(value: unknown): Readonly<Record<string, unknown>> | undefined {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined
+}
+
+/**
+ * The redaction step every rendered string goes through (after `scrub`, the private-text seam),
+ * with the counts by class it keeps for the audit. One per rendering.
+ */
+export function redactionTally(scrub: ((text: string) => string) | undefined): { redact: (text: string) => string; counts: Record<string, number> } {
+  const counts: Record<string, number> = {}
+  return {
+    counts,
+    redact: (text) => {
+      const result = redact(scrub ? scrub(text) : text)
+      for (const [name, count] of Object.entries(result.counts)) counts[name] = (counts[name] ?? 0) + count
+      return result.text
+    },
+  }
 }

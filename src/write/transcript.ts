@@ -33,7 +33,7 @@
 import { redact } from "../redact/redact.js"
 import { estimateTokens } from "../util/tokens.js"
 import { BlockFitter } from "./block-fitter.js"
-import { messageErrorEntry, partEntry, partText, type PartContext, type Role, type TranscriptPart } from "./transcript-parts.js"
+import { messageErrorEntry, partEntry, partText, redactionTally, type PartContext, type Role, type TranscriptPart } from "./transcript-parts.js"
 
 export type { TranscriptPart } from "./transcript-parts.js"
 
@@ -79,13 +79,7 @@ export const TRANSCRIPT_DEFAULTS = Object.freeze({
 const TURN_SEPARATOR = "---"
 
 export function renderTranscript(messages: readonly TranscriptMessage[], options: TranscriptOptions): RenderedTranscript {
-  const redactions: Record<string, number> = {}
-  const scrub = options.scrub
-  const tally = (text: string): string => {
-    const result = redact(scrub ? scrub(text) : text)
-    for (const [name, count] of Object.entries(result.counts)) redactions[name] = (redactions[name] ?? 0) + count
-    return result.text
-  }
+  const { redact: tally, counts: redactions } = redactionTally(options.scrub)
   const base = {
     maxToolOutputChars: options.maxToolOutputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_OUTPUT_CHARS,
     maxToolInputChars: options.maxToolInputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_INPUT_CHARS,

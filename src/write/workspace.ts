@@ -20,7 +20,7 @@ import path from "node:path"
 import { nameTimestamp } from "../backend/timestamps.js"
 import { redact } from "../redact/redact.js"
 import type { MemoryVersion } from "../util/paths.js"
-import { readRegularFile } from "./regular-file.js"
+import { readRegularFile, replaceFile } from "./regular-file.js"
 import { WORKSPACE_DIFF_FILE } from "./workspace-diff.js"
 import {
   RAW_MEMORIES_FILE,
@@ -173,17 +173,7 @@ function pruneResources(root: string, now: number): number {
 function writeIfChanged(file: string, text: string): void {
   const bytes = Buffer.from(text, "utf8")
   if (readRegularFile(file)?.equals(bytes)) return
-  // Written beside and renamed over: a reader never sees half a file, and a symlink in the way is
-  // replaced rather than followed. The dot-name keeps a leftover out of the walk and the diff.
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
-  fs.rmSync(temporary, { force: true })
-  fs.writeFileSync(temporary, bytes, { flag: "wx" })
-  try {
-    fs.renameSync(temporary, file)
-  } catch (error) {
-    fs.rmSync(temporary, { force: true })
-    throw error
-  }
+  replaceFile(file, bytes)
 }
 
 /** Creates each missing folder below the root; refuses a symlink or a file anywhere on the way, the root included. */
