@@ -9,7 +9,7 @@ import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ALNUM, fake } from "../redact/fakes.js"
 import { FakeLlm, userText } from "./support/fake-llm.js"
-import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { createSandbox, defaultPluginSpec, editConfig, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
 import { phase2Ended, query } from "./support/memory-db.js"
 import { folderTexts } from "./support/folder-texts.js"
@@ -70,10 +70,9 @@ describe("the session's title and folder on a real OpenCode", () => {
     fragment = long.title.replace(/(\.\.\.|\u2026)$/, "").split(" ").pop() ?? ""
     await earlier.stop()
 
-    const configFile = path.join(sandbox.configHome, "opencode", "opencode.json")
-    const config = JSON.parse(fs.readFileSync(configFile, "utf8"))
-    config.plugin = [defaultPluginSpec()]
-    fs.writeFileSync(configFile, JSON.stringify(config, null, 2))
+    editConfig(sandbox, (config) => {
+      config.plugin = [defaultPluginSpec()]
+    })
 
     llm.reset()
     // The extractor copies the prompt's header lines into what it stores: whatever the plugin

@@ -6,7 +6,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FakeLlm, contentText, systemTexts, userText, type ChatRequest } from "./support/fake-llm.js"
-import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { createSandbox, defaultPluginSpec, editConfig, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
 import { phase2Ended, query } from "./support/memory-db.js"
 import { JOBS, STAGE_ONE } from "../../src/constants.js"
@@ -56,10 +56,9 @@ describe("phase 1 on a real OpenCode", () => {
     }
     await earlier.stop()
 
-    const configFile = path.join(sandbox.configHome, "opencode", "opencode.json")
-    const config = JSON.parse(fs.readFileSync(configFile, "utf8"))
-    config.plugin = [[defaultPluginSpec(), { max_rollouts_per_startup: 3 }]]
-    fs.writeFileSync(configFile, JSON.stringify(config, null, 2))
+    editConfig(sandbox, (config) => {
+      config.plugin = [[defaultPluginSpec(), { max_rollouts_per_startup: 3 }]]
+    })
     server = await startServe(sandbox)
     projectA = new ServerApi(server.url, sandbox.projectDir)
 

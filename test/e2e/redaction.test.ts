@@ -9,7 +9,7 @@ import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ALNUM, BASE64, URLSAFE, fake } from "../redact/fakes.js"
 import { FakeLlm, contentText, userText } from "./support/fake-llm.js"
-import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { createSandbox, defaultPluginSpec, editConfig, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
 import { phase2Ended, query } from "./support/memory-db.js"
 import { folderTexts } from "./support/folder-texts.js"
@@ -71,10 +71,9 @@ describe("redaction on a real OpenCode", () => {
     await api.prompt(ids.failing, "FAIL-ME: how do I rotate the deploy key?")
     await earlier.stop()
 
-    const configFile = path.join(sandbox.configHome, "opencode", "opencode.json")
-    const config = JSON.parse(fs.readFileSync(configFile, "utf8"))
-    config.plugin = [[defaultPluginSpec(), { max_rollouts_per_startup: 3 }]]
-    fs.writeFileSync(configFile, JSON.stringify(config, null, 2))
+    editConfig(sandbox, (config) => {
+      config.plugin = [[defaultPluginSpec(), { max_rollouts_per_startup: 3 }]]
+    })
 
     llm.reset()
     llm.script({ kind: "structured", match: "FAIL-ME", status: 400, error: `invalid x-api-key ${SECRET.failing} for this organization` })

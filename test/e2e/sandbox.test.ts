@@ -19,7 +19,7 @@ import { openDatabase } from "../../src/store/database.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { workspaceStatus } from "../../src/write/git-baseline.js"
 import { FakeLlm, contentText, toolNames, type FakeToolCall, type LoggedRequest } from "./support/fake-llm.js"
-import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { createSandbox, defaultPluginSpec, editConfig, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { query } from "./support/memory-db.js"
 import { ServerApi } from "./support/server-api.js"
 
@@ -89,10 +89,9 @@ describe.each<Scenario>(["bundled agents", "a user config allowing everything", 
     if (scenario === "a later plugin allowing everything") {
       const widen = path.join(sandbox.root, "widen-helpers.mjs")
       fs.writeFileSync(widen, WIDENING_PLUGIN)
-      const configFile = path.join(sandbox.configHome, "opencode", "opencode.json")
-      const config = JSON.parse(fs.readFileSync(configFile, "utf8"))
-      config.plugin = [defaultPluginSpec(), pathToFileURL(widen).href]
-      fs.writeFileSync(configFile, JSON.stringify(config, null, 2))
+      editConfig(sandbox, (config) => {
+        config.plugin = [defaultPluginSpec(), pathToFileURL(widen).href]
+      })
     }
     outside = path.join(sandbox.root, "outside")
     fs.mkdirSync(outside)

@@ -1,39 +1,23 @@
 // The whole memory loop on a real OpenCode with a scripted model, in a throw-away home:
 // session A states a fact; it becomes idle; phase 1 extracts it; phase 2 (the scripted
-// consolidator calling OpenCode's write tool) writes MEMORY.md and the summary; a new session
-// B is shown the fact; session A is deleted; a later consolidation forgets it. Used by the
-// end-to-end test, the demo and the benchmark.
+// consolidator of support/consolidator.ts, calling OpenCode's read and write tools) writes the
+// version's files; a new session B is shown the fact; session A is deleted; a later consolidation
+// forgets it. Runs for either memory version, and with dual-write for both writers at once. Used
+// by the end-to-end tests, the demo and the benchmarks.
 import fs from "node:fs"
 import path from "node:path"
-import { openDatabase } from "../../../src/store/database.js"
-import { FakeLlm, contentText, lastUserText, systemTexts, type ChatRequest, type FakeReply } from "./fake-llm.js"
+import type { MemoryVersion } from "../../../src/util/paths.js"
+import { CONSOLIDATE, diffDrivenConsolidator } from "./consolidator.js"
+import { FakeLlm, lastUserText, systemTexts, userText, type AgentHandler, type ChatRequest } from "./fake-llm.js"
+import { phase2Status, query } from "./memory-db.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./opencode.js"
 import { ServerApi } from "./server-api.js"
 
 const HOUR = 3_600_000
 export const FACT = "The acme-api service is deployed with `make ship` from the repo root, never on Fridays."
 const FACT_MARK = "make ship"
-/** The consolidator's user message starts with this (src/write/consolidate-prompt.ts). */
-const CONSOLIDATE = "Consolidate the memory folder now"
-
-export interface ClosedLoopResult {
-  memoryHome: string
-  memoryRoot: string
-  sessionA: string
-  /** memory_summary.md and MEMORY.md after the first consolidation. */
-  learnedSummary: string
-  learnedHandbook: string
-  /** The memory block session B's model received. */
-  injectedBlock: string
-  /** memory_summary.md after session A was deleted and memory consolidated again. */
-  forgottenSummary: string
-  /** Whether a session after the forgetting still saw the fact. */
-  factAfterForgetting: boolean
-  /** From the message that made A's extraction start to the fact being in the summary. */
-  learnMs: number
-  /** What the model received for session A's extraction and for the first consolidation's first turn. */
-  helperRequests: { extraction: ChatRequest; consolidation: ChatRequest }
-}
+/** The consolidator keeps this sentence as its one fact, wherever a line carries it. */
+const FACT_PATTERN = new RegExp(FACT.replace(/[.*+?^${}()|[\]\\`]/g, "\\$&"))
 
 export interface ClosedLoopOptions {
   log?: (line: string) => void
@@ -43,18 +27,69 @@ export interface ClosedLoopOptions {
   statement?: string
   /** Extra environment for every OpenCode process (e.g. a test switch). */
   env?: Record<string, string>
+  /** The plugin's `version` option: what new sessions read, and (without dual-write) the one writer. */
+  version?: MemoryVersion
+  /** The plugin's `dual_write` option: both versions learn from the same sessions. */
+  dualWrite?: boolean
+}
+
+/** One writing version's files during the loop. */
+export interface VersionOutcome {
+  memoryRoot: string
+  /** memory_summary.md after the first consolidation. */
+  learnedSummary: string
+  /** MEMORY.md after the first consolidation (V1 only; V2 writes no handbook). */
+  learnedHandbook: string | undefined
+  /** memory_summary.md after session A was deleted and memory consolidated again. */
+  forgottenSummary: string
+  /** From the message that made A's extraction start to the fact being in this version's summary. */
+  learnMs: number
+  /** The files of rollout_summaries/ after the first consolidation. */
+  rolloutFiles: string[]
+}
+
+export interface ClosedLoopResult {
+  version: MemoryVersion
+  memoryHome: string
+  /** The selected version's folder. */
+  memoryRoot: string
+  sessionA: string
+  /** Every version that wrote, the selected one first. */
+  writers: Partial<Record<MemoryVersion, VersionOutcome>>
+  /** The selected version's outcome (shorthands). */
+  learnedSummary: string
+  learnedHandbook: string | undefined
+  forgottenSummary: string
+  learnMs: number
+  /** The memory block session B's model received. */
+  injectedBlock: string
+  /** Whether a session after the forgetting still saw the fact. */
+  factAfterForgetting: boolean
+  /** What a version that did not write left in the home: its folder, and its outputs (undefined: no database). */
+  idle: Partial<Record<MemoryVersion, { folder: boolean; outputs: number | undefined }>>
+  /** What the model received for session A's extraction and for the first consolidation's first turn (selected version). */
+  helperRequests: { extraction: ChatRequest; consolidation: ChatRequest }
 }
 
 export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<ClosedLoopResult> {
   const log = options.log ?? (() => undefined)
+  const version = options.version ?? "v1"
+  const writers: MemoryVersion[] = options.dualWrite ? [version, version === "v1" ? "v2" : "v1"] : [version]
   const llm = await FakeLlm.start()
-  const sandbox = await createSandbox({ llmUrl: llm.url, configScope: "global", plugins: [defaultPluginSpec()], ...(options.env ? { env: options.env } : {}) })
+  const pluginOptions = { version, dual_write: options.dualWrite ?? false }
+  const sandbox = await createSandbox({ llmUrl: llm.url, configScope: "global", plugins: [[defaultPluginSpec(), pluginOptions]], ...(options.env ? { env: options.env } : {}) })
   const statement = options.statement ?? `Please remember for later: ${FACT}`
   if (!statement.includes(FACT)) throw new Error("closed loop: the statement must contain FACT")
-  const memoryRoot = path.join(sandbox.memoryHome, "memories")
+  const roots = Object.fromEntries(writers.map((v) => [v, memoryRootOf(sandbox, v)])) as Record<MemoryVersion, string>
+  const consolidator = consolidatorFor(roots)
+  const summary = (v: MemoryVersion) => path.join(roots[v], "memory_summary.md")
+  const script = () => {
+    llm.setStructuredHandler(extractor)
+    llm.setAgentHandler(consolidator)
+  }
   let server: ServeHandle | undefined
   try {
-    llm.setStructuredHandler(extractor)
+    script()
 
     // 1. Session A states a fact.
     server = await startServe(sandbox)
@@ -67,55 +102,106 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
     // 2. Hours later (the plugin's test clock), OpenCode starts again and the user opens a session.
     server = await restartAt(sandbox, 7 * HOUR)
     api = new ServerApi(server.url, sandbox.projectDir)
-    llm.script(...consolidatorWrites(memoryRoot, summaryWith(FACT), handbookWith(FACT), false))
     const started = Date.now()
     const warmup = (await api.createSession("morning")).id
     await api.prompt(warmup, "good morning")
-    const learnedSummary = await waitFor(() => readIf(path.join(memoryRoot, "memory_summary.md"), (text) => text.includes(FACT_MARK)), {
-      timeoutMs: 60_000,
-      message: "the fact never reached memory_summary.md",
-    })
-    const learnMs = Date.now() - started
-    await waitFor(() => phase2Status(sandbox) === "done", { timeoutMs: 30_000, message: "the first consolidation did not finish" })
-    const learnedHandbook = fs.readFileSync(path.join(memoryRoot, "MEMORY.md"), "utf8")
-    log(`phase 1 extracted session A and phase 2 wrote the summary in ${learnMs} ms`)
-    const helperRequests = firstHelperRequests(llm)
+    const learned = new Map<MemoryVersion, { summary: string; ms: number }>()
+    await waitFor(
+      () => {
+        for (const v of writers) {
+          const text = learned.has(v) ? undefined : readIf(summary(v), (t) => t.includes(FACT_MARK))
+          if (text !== undefined) learned.set(v, { summary: text, ms: Date.now() - started })
+        }
+        return learned.size === writers.length
+      },
+      { timeoutMs: 90_000, message: `the fact never reached memory_summary.md of ${writers.filter((v) => !learned.has(v)).join(", ")}` },
+    )
+    for (const v of writers) {
+      await waitFor(() => phase2Status(sandbox, v) === "done", { timeoutMs: 30_000, message: `${v}: the first consolidation did not finish` })
+      log(`${v}: phase 1 extracted session A and phase 2 wrote the summary in ${learned.get(v)!.ms} ms`)
+    }
+    const handbooks = new Map(writers.map((v) => [v, v === "v1" ? fs.readFileSync(path.join(roots[v], "MEMORY.md"), "utf8") : undefined]))
+    const rolloutFiles = new Map(writers.map((v) => [v, fs.readdirSync(path.join(roots[v], "rollout_summaries")).sort()]))
+    const helperRequests = firstHelperRequests(llm, version, roots[version])
 
     // 3. A new session B is shown what was learned.
     llm.reset()
-    llm.setStructuredHandler(extractor)
+    script()
     const sessionB = (await api.createSession("new task")).id
     await api.prompt(sessionB, "How do I deploy acme-api?")
     const injectedBlock = memoryBlockOf(llm.requests().find((r) => r.kind === "agent")?.body)
     log(`session B's system prompt carries the fact: ${injectedBlock.includes(FACT_MARK)}`)
 
-    // 4. The user deletes session A; memory forgets it at the next consolidation.
+    // 4. The user deletes session A; every version forgets it at its next consolidation.
     await api.request("DELETE", `/session/${sessionA}`)
-    await waitFor(() => count(sandbox, `SELECT COUNT(*) AS n FROM stage1_outputs WHERE session_id = '${sessionA}'`) === 0, {
-      timeoutMs: 15_000,
-      message: "session A's memory record was not deleted",
-    })
+    for (const v of writers) {
+      await waitFor(() => outputsOf(sandbox, v, sessionA) === 0, { timeoutMs: 15_000, message: `${v}: session A's memory record was not deleted` })
+    }
     await server.stop()
     server = await restartAt(sandbox, 14 * HOUR)
     api = new ServerApi(server.url, sandbox.projectDir)
-    llm.script(...consolidatorWrites(memoryRoot, summaryWith("No durable facts remain."), handbookWith("Nothing remembered yet."), true))
     const later = (await api.createSession("later")).id
     await api.prompt(later, "hello again")
-    const forgottenSummary = await waitFor(() => readIf(path.join(memoryRoot, "memory_summary.md"), (text) => !text.includes(FACT_MARK)), {
-      timeoutMs: 60_000,
-      message: "the fact was never forgotten",
-    })
-    await waitFor(() => phase2Status(sandbox) === "done", { timeoutMs: 30_000, message: "the second consolidation did not finish" })
+    const forgotten = new Map<MemoryVersion, string>()
+    for (const v of writers) {
+      forgotten.set(v, await waitFor(() => readIf(summary(v), (t) => !t.includes(FACT_MARK)), { timeoutMs: 60_000, message: `${v}: the fact was never forgotten` }))
+      await waitFor(() => phase2Status(sandbox, v) === "done", { timeoutMs: 30_000, message: `${v}: the second consolidation did not finish` })
+    }
     llm.reset()
+    script()
     const sessionD = (await api.createSession("after forgetting")).id
     await api.prompt(sessionD, "How do I deploy acme-api?")
     const factAfterForgetting = JSON.stringify(llm.requests().filter((r) => r.kind === "agent").map((r) => systemTexts(r.body))).includes(FACT_MARK)
     log(`after deleting session A, a new session still sees the fact: ${factAfterForgetting}`)
-    return { memoryHome: sandbox.memoryHome, memoryRoot, sessionA, learnedSummary, learnedHandbook, injectedBlock, forgottenSummary, factAfterForgetting, learnMs, helperRequests }
+
+    const outcomes: Partial<Record<MemoryVersion, VersionOutcome>> = {}
+    for (const v of writers) {
+      outcomes[v] = { memoryRoot: roots[v], learnedSummary: learned.get(v)!.summary, learnedHandbook: handbooks.get(v), forgottenSummary: forgotten.get(v)!, learnMs: learned.get(v)!.ms, rolloutFiles: rolloutFiles.get(v)! }
+    }
+    const idle: ClosedLoopResult["idle"] = {}
+    for (const v of (["v1", "v2"] as const).filter((v) => !writers.includes(v))) {
+      idle[v] = { folder: fs.existsSync(memoryRootOf(sandbox, v)), outputs: fs.existsSync(dbOf(sandbox, v)) ? query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM stage1_outputs", v)[0]!.n : undefined }
+    }
+    const own = outcomes[version]!
+    return {
+      version,
+      memoryHome: sandbox.memoryHome,
+      memoryRoot: own.memoryRoot,
+      sessionA,
+      writers: outcomes,
+      learnedSummary: own.learnedSummary,
+      learnedHandbook: own.learnedHandbook,
+      forgottenSummary: own.forgottenSummary,
+      learnMs: own.learnMs,
+      injectedBlock,
+      factAfterForgetting,
+      idle,
+      helperRequests,
+    }
   } finally {
     await server?.stop()
     await llm.close()
     if (!options.keep) await sandbox.cleanup()
+  }
+}
+
+export function memoryRootOf(sandbox: Sandbox, version: MemoryVersion): string {
+  return path.join(sandbox.memoryHome, version === "v1" ? "memories" : `memories_${version}`)
+}
+
+function dbOf(sandbox: Sandbox, version: MemoryVersion): string {
+  return path.join(sandbox.memoryHome, version === "v1" ? "memory.db" : `memory_${version}.db`)
+}
+
+/** One diff-driven consolidator per writing version, each answering only for its own folder. */
+export function consolidatorFor(roots: Partial<Record<MemoryVersion, string>>): AgentHandler {
+  const handlers = Object.entries(roots).map(([v, root]) => diffDrivenConsolidator(root, { layout: v as MemoryVersion, fact: FACT_PATTERN }).handler)
+  return (request) => {
+    for (const handler of handlers) {
+      const reply = handler(request)
+      if (reply) return reply
+    }
+    return undefined
   }
 }
 
@@ -124,51 +210,39 @@ async function restartAt(sandbox: Sandbox, offsetMs: number): Promise<ServeHandl
   return startServe(sandbox)
 }
 
-/** The scripted extractor: the session that states the fact yields a record; others, nothing. */
-function extractor(request: ChatRequest): Record<string, unknown> {
-  if (!userTexts(request).includes(FACT_MARK)) return { rollout_summary: "", raw_memory: "", rollout_slug: "" }
+/**
+ * The scripted extractor: the session that states the fact yields a record; others, nothing.
+ * It answers in the shape the request's schema asks for: V1 with a raw memory, V2 without.
+ */
+export function extractor(request: ChatRequest): Record<string, unknown> {
+  const v1 = extractionVersion(request) === "v1"
+  const empty = v1 ? { rollout_summary: "", raw_memory: "", rollout_slug: "" } : { rollout_summary: "", rollout_slug: "" }
+  if (!userText(request).includes(FACT_MARK)) return empty
+  const rollout_summary = `The user explained how acme-api is deployed.\nContext: the acme-api repository.\n## Task 1: deployment notes\nOutcome: recorded. ${FACT}`
+  if (!v1) return { rollout_summary, rollout_slug: "acme-api-deploys" }
   return {
-    rollout_summary: `The user explained how acme-api is deployed.\nContext: the acme-api repository.\n## Task 1: deployment notes\nOutcome: recorded. ${FACT}`,
+    rollout_summary,
     raw_memory: `---\ndescription: how acme-api is deployed\ntask_outcome: success\ncwd: acme-api\nkeywords: deploy, make ship\n---\n### Task 1: deployment\nReusable knowledge:\n- ${FACT}`,
     rollout_slug: "acme-api-deploys",
   }
 }
 
-function summaryWith(line: string): string {
-  return `v1\n## User profile\nA developer working on acme-api.\n\n## What's in memory\n- ${line}\n`
+/** Which version's extraction a structured request is: V1's schema alone asks for a raw memory. */
+function extractionVersion(request: ChatRequest): MemoryVersion {
+  return JSON.stringify(request.tools ?? []).includes('"raw_memory"') ? "v1" : "v2"
 }
 
-function handbookWith(line: string): string {
-  return `# Task group: acme-api deployments\nscope: deploying acme-api\napplies_to: cwd=any; reuse_rule=when deploying\n\n## Reusable knowledge\n- ${line}\n`
-}
-
-/** The consolidator's turns: read what exists (OpenCode's write tool wants that), write both files, report. */
-function consolidatorWrites(root: string, summary: string, handbook: string, filesExist: boolean): FakeReply[] {
-  const reads: FakeReply[] = filesExist
-    ? [{ match: CONSOLIDATE, toolCalls: [{ name: "read", arguments: { filePath: path.join(root, "MEMORY.md") } }, { name: "read", arguments: { filePath: path.join(root, "memory_summary.md") } }] }]
-    : []
-  return [
-    ...reads,
-    { match: CONSOLIDATE, toolCalls: [{ name: "write", arguments: { filePath: path.join(root, "MEMORY.md"), content: handbook } }] },
-    { match: CONSOLIDATE, toolCalls: [{ name: "write", arguments: { filePath: path.join(root, "memory_summary.md"), content: summary } }] },
-    { match: CONSOLIDATE, text: "Updated MEMORY.md and memory_summary.md." },
-  ]
-}
-
-/** Session A's extraction request and the first request of the first consolidation (before any tool result). */
-function firstHelperRequests(llm: FakeLlm): { extraction: ChatRequest; consolidation: ChatRequest } {
+/** Session A's extraction request and the first request of the selected version's first consolidation (before any tool result). */
+function firstHelperRequests(llm: FakeLlm, version: MemoryVersion, root: string): { extraction: ChatRequest; consolidation: ChatRequest } {
   const requests = llm.requests()
-  const extraction = requests.find((r) => r.kind === "structured" && userTexts(r.body).includes(FACT_MARK))?.body
-  const consolidation = requests.find((r) => r.kind === "agent" && lastUserText(r.body).includes(CONSOLIDATE))?.body
+  const inRoot = (body: ChatRequest) => systemTexts(body).some((text) => text.includes(`\`${root}\``))
+  const extraction = requests.find((r) => r.kind === "structured" && userText(r.body).includes(FACT_MARK) && extractionVersion(r.body) === version)?.body
+  const consolidation = requests.find((r) => r.kind === "agent" && lastUserText(r.body).includes(CONSOLIDATE) && inRoot(r.body))?.body
   if (!extraction || !consolidation) throw new Error("closed loop: the extraction or consolidation request was not logged")
   return { extraction, consolidation }
 }
 
-function userTexts(body: ChatRequest): string {
-  return (body.messages ?? []).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
-}
-
-function memoryBlockOf(body: ChatRequest | undefined): string {
+export function memoryBlockOf(body: ChatRequest | undefined): string {
   return (body ? systemTexts(body) : []).find((text) => text.includes("MEMORY SUMMARY BEGINS")) ?? ""
 }
 
@@ -177,20 +251,6 @@ function readIf(file: string, accept: (text: string) => boolean): string | undef
   return text !== undefined && accept(text) ? text : undefined
 }
 
-function phase2Status(sandbox: Sandbox): string | undefined {
-  const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
-  try {
-    return db.prepare("SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'").get<{ status: string }>()?.status
-  } finally {
-    db.close()
-  }
-}
-
-function count(sandbox: Sandbox, sql: string): number {
-  const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
-  try {
-    return Number(db.prepare(sql).get<{ n: number }>()?.n ?? 0)
-  } finally {
-    db.close()
-  }
+function outputsOf(sandbox: Sandbox, version: MemoryVersion, sessionId: string): number {
+  return query<{ n: number }>(sandbox, `SELECT COUNT(*) AS n FROM stage1_outputs WHERE session_id = '${sessionId}'`, version)[0]!.n
 }

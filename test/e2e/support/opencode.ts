@@ -5,7 +5,7 @@
 // OpenAI-compatible LLM (see fake-llm.ts) and loads our built plugin by default.
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import net from "node:net"
 import { tmpdir } from "node:os"
@@ -44,6 +44,8 @@ export interface Sandbox {
   configHome: string
   cacheHome: string
   stateHome: string
+  /** The `opencode.json` written for this sandbox (project or global, as `configScope` said). */
+  configFile: string
   /** The complete environment OpenCode processes get. Mutate it to change later runs. */
   env: Record<string, string>
   cleanup(): Promise<void>
@@ -181,6 +183,7 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
   return {
     root,
     ...dirs,
+    configFile,
     env,
     cleanup: () => rm(root, { recursive: true, force: true }),
   }
@@ -210,6 +213,13 @@ function baseEnv(): Record<string, string> {
     if (value !== undefined) env[key] = value
   }
   return env
+}
+
+/** Rewrites the sandbox's config through `edit`; OpenCode processes started afterwards read it. */
+export function editConfig(sandbox: Sandbox, edit: (config: Record<string, unknown>) => void): void {
+  const config = JSON.parse(readFileSync(sandbox.configFile, "utf8")) as Record<string, unknown>
+  edit(config)
+  writeFileSync(sandbox.configFile, JSON.stringify(config, null, 2) + "\n")
 }
 
 /** Writes `<memory home>/memories/memory_summary.md`. */
