@@ -13,15 +13,24 @@ export interface Diagnostic {
 }
 
 export class Diagnostics {
-  private readonly entries: Diagnostic[] = []
-
   constructor(
     private readonly host: Host,
     private readonly now: () => number = Date.now,
     private readonly limit: number = GUARD.MAX_DIAGNOSTICS,
+    private readonly entries: Diagnostic[] = [],
+    private readonly scope: string = "",
   ) {}
 
-  report(level: LogLevel, source: string, rawMessage: string, rawExtra?: Record<string, unknown>): void {
+  /**
+   * The same list and log, with every source named after `scope` ("v2/phase1"): with two
+   * writers, each one's lines are told apart.
+   */
+  scoped(scope: string): Diagnostics {
+    return new Diagnostics(this.host, this.now, this.limit, this.entries, `${this.scope}${scope}/`)
+  }
+
+  report(level: LogLevel, rawSource: string, rawMessage: string, rawExtra?: Record<string, unknown>): void {
+    const source = this.scope + rawSource
     const message = redactText(rawMessage)
     const extra = rawExtra && (redactDeep(rawExtra) as Record<string, unknown>)
     if (level !== "debug") {

@@ -32,4 +32,19 @@ describe("Diagnostics", () => {
     expect(diagnostics.recent()[0]?.message).toBe("cannot open postgres://app:[REDACTED:database-url]@db/x")
     expect(JSON.stringify(host.extras)).not.toContain("hunter2secret")
   })
+
+  it("a scoped view names its scope in every source and shares the one list and log", () => {
+    const host = new LoggingHost()
+    const diagnostics = new Diagnostics(host, () => 1, 3)
+    const v2 = diagnostics.scoped("v2")
+    diagnostics.report("info", "phase1", "claimed 1")
+    v2.report("info", "phase1", "claimed 2")
+    v2.error("phase2", new Error("boom"))
+    expect(diagnostics.recent().map((d) => `${d.source}: ${d.message}`)).toEqual(["phase1: claimed 1", "v2/phase1: claimed 2", "v2/phase2: boom"])
+    expect(v2.recent()).toBe(diagnostics.recent())
+    expect(host.logs.map((log) => log.message)).toEqual(["phase1: claimed 1", "v2/phase1: claimed 2", "v2/phase2: boom"])
+    // The limit holds for the shared list, whichever view reported last.
+    v2.report("warn", "phase1", "fourth")
+    expect(diagnostics.recent().map((d) => d.message)).toEqual(["claimed 2", "boom", "fourth"])
+  })
 })
