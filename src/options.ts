@@ -1,5 +1,6 @@
 // Plugin options: one schema, Codex's names, defaults and clamps. Bad input never throws:
 // each problem becomes a warning (kept for `memory_inspect`) and the default is used instead.
+import type { ModelRef } from "./host.js"
 import { z, type Infer } from "./util/zod.js"
 
 /** Integer options and their Codex clamps, as [default, min, max]. */
@@ -165,4 +166,11 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 
 function describe(value: unknown): string {
   return Array.isArray(value) ? "an array" : typeof value
+}
+
+/** "provider/model" -> its parts; the model id may itself contain slashes. */
+export function parseModel(value: string | undefined): ModelRef | undefined {
+  const slash = value?.indexOf("/") ?? -1
+  if (!value || slash <= 0 || slash === value.length - 1) return undefined
+  return { providerID: value.slice(0, slash), modelID: value.slice(slash + 1) }
 }

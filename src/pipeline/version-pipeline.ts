@@ -13,7 +13,6 @@ import type { Host, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import { LocalMemoryBackend } from "../backend/local-backend.js"
 import { ReadPath } from "../read/read-path.js"
-import { openDatabase } from "../store/database.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import { Phase2Jobs } from "../store/phase2-jobs.js"
 import type { SqlDatabase } from "../store/sqlite.js"
@@ -24,6 +23,7 @@ import { Phase1 } from "../write/phase1.js"
 import { Phase2 } from "../write/phase2.js"
 import type { VersionSnapshot } from "../control/inspect.js"
 import { summaryStats } from "../control/summary-stats.js"
+import { openReported } from "./open-store.js"
 import { readiness } from "./readiness.js"
 import type { VersionSpec } from "./versions.js"
 
@@ -46,8 +46,6 @@ export interface PipelineDeps {
   /** Sessions whose mode is not enabled, from the catalog. */
   excludedSessions: () => ReadonlySet<string>
   recordRedactions: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
-  /** Called after this version's memory folder changed under the read path. */
-  onFolderChanged: () => void
 }
 
 export interface PipelineStoreState {
@@ -118,7 +116,6 @@ export class VersionPipeline {
       onConsolidated: (sessions) => {
         this.tables?.store.recordConsolidated(sessions)
         this.invalidate()
-        deps.onFolderChanged()
       },
     })
   }
@@ -154,17 +151,10 @@ export class VersionPipeline {
           this.state = { status: "absent" }
           return
         }
-        const opened = openDatabase(spec.paths.db, { migrations: spec.migrations, now: this.deps.now })
+        const opened = openReported(spec.paths.db, { migrations: spec.migrations, now: this.deps.now }, this.deps.diagnostics)
         db = opened.db
         this.ownsDb = true
         this.state = { status: "open", driver: db.driver, schemaVersion: opened.migrated.to }
-        const name = spec.paths.db.split(/[\\/]/).pop()
-        if (opened.recovered) {
-          this.deps.diagnostics.report("warn", "store", `${name} could not be read (${opened.recovered.reason}); it was moved to ${opened.recovered.movedTo} and a new one was created`)
-        }
-        if (opened.migrated.from !== opened.migrated.to) {
-          this.deps.diagnostics.report("info", "store", `${name} migrated from schema ${opened.migrated.from} to ${opened.migrated.to} (${db.driver})`)
-        }
       }
       this.tables = {
         store: new VersionStore(spec.version, db, this.deps.now),

@@ -34,7 +34,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): OpenedDat
   const movedTo = moveAside(file, diagnosed, (options.now ?? Date.now)())
   // Nothing moved: another process recovered the file first, so open what is there now.
   const second = openChecked(file, options)
-  if (!("db" in second)) throw new Error(`memory.db is corrupt (${second.corrupt}) and could not be replaced`)
+  if (!("db" in second)) throw new Error(`${path.basename(file)} is corrupt (${second.corrupt}) and could not be replaced`)
   const opened = migrateOpened(second.db, options)
   return movedTo === undefined ? opened : { ...opened, recovered: { movedTo, reason: first.corrupt } }
 }

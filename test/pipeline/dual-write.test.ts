@@ -141,6 +141,11 @@ describe("dual-write", () => {
     const extractions = host.prompts.filter((p) => p.prompt.agent === "memorize-extract")
     expect(extractions.filter((p) => Array.isArray(p.prompt.text))).toHaveLength(2)
     expect(extractions.filter((p) => typeof p.prompt.text === "string")).toHaveLength(2)
+    // Log lines say whose they are.
+    const logged = host.logs.map((log) => log.message)
+    expect(logged).toContain("v1/phase1: claimed 2 of 2 eligible session(s) for extraction")
+    expect(logged).toContain("v2/phase1: claimed 2 of 2 eligible session(s) for extraction")
+    expect(logged.filter((line) => line.startsWith("phase1:"))).toEqual([])
   })
 
   it("shares one rate-limit breaker: a model that hit a limit in one version rests in the other", async () => {
@@ -155,11 +160,13 @@ describe("dual-write", () => {
     expect(memory.writers().map((p) => p.version)).toEqual(["v2"])
     expect(memory.pipeline("v1").phase1).toBeUndefined()
     expect(await memory.pipeline("v2").phase1!.pass()).toMatchObject({ claimed: 2 })
+    // One writer: its lines need no version.
+    expect(host.logs.map((log) => log.message)).toContain("phase1: claimed 2 of 2 eligible session(s) for extraction")
     expect(fs.existsSync(path.join(home, "memory_v2.db"))).toBe(true)
     expect(fs.existsSync(path.join(home, "memories"))).toBe(false)
     expect(outputs(db("memory.db"))).toEqual([])
     const v1Only = await start({ version: "v1", home: fs.mkdtempSync(path.join(os.tmpdir(), "ocm-v1only-")) })
     expect(fs.existsSync(path.join(v1Only.paths.home, "memory_v2.db"))).toBe(false)
-    expect(v1Only.inspect().text).toContain("memory_v2.db: not created (this version never learned)")
+    expect(v1Only.controls.inspect().text).toContain("memory_v2.db: not created (this version never learned)")
   })
 })

@@ -51,7 +51,7 @@ describe("version stamps", () => {
     const first = await start({ version: "v2", dual_write: true })
     // A title-agent call and a peek are not a real use: nothing is stamped.
     expect(first.systemBlock(call("ses_old", ["You are a title generator. ..."]))).toBeUndefined()
-    expect(first.inspect().text).toContain("reading: 0 stamped v1, 0 stamped v2")
+    expect(first.controls.inspect().text).toContain("reading: 0 stamped v1, 0 stamped v2")
     expect(first.systemBlock(call("ses_old"))).toContain(V2_START)
     expect(stamps(first)).toEqual([{ session_id: "ses_old", version: "v2" }])
     await first.dispose()
@@ -74,14 +74,14 @@ describe("version stamps", () => {
   it("scope the memory tools and notes to the session's version; dual-write notes reach every writer", async () => {
     const memory = await start({ version: "v2" })
     memory.store()!.stampVersion("ses_v1", "v1")
-    expect((await memory.backendFor("ses_v1").read({ path: "memory_summary.md" })).content).toContain("V1-FACT")
-    expect((await memory.backendFor("ses_any").read({ path: "memory_summary.md" })).content).toContain("V2-RECAP")
-    const note = memory.addNote({ title: "Fridays", note: "Never release on Fridays.", sessionId: "ses_v1" })
+    expect((await memory.controls.backendFor("ses_v1").read({ path: "memory_summary.md" })).content).toContain("V1-FACT")
+    expect((await memory.controls.backendFor("ses_any").read({ path: "memory_summary.md" })).content).toContain("V2-RECAP")
+    const note = memory.controls.addNote({ title: "Fridays", note: "Never release on Fridays.", sessionId: "ses_v1" })
     expect(fs.existsSync(path.join(home, "memories", note.path))).toBe(true)
     expect(fs.existsSync(path.join(home, "memories_v2", note.path))).toBe(false)
 
     const dual = await start({ version: "v1", dual_write: true, home: fs.mkdtempSync(path.join(os.tmpdir(), "ocm-notes-")) })
-    const both = dual.addNote({ title: "Tuesdays", note: "Release on Tuesdays.", sessionId: "ses_x" })
+    const both = dual.controls.addNote({ title: "Tuesdays", note: "Release on Tuesdays.", sessionId: "ses_x" })
     expect(fs.existsSync(path.join(dual.paths.home, "memories", both.path))).toBe(true)
     expect(fs.existsSync(path.join(dual.paths.home, "memories_v2", both.path))).toBe(true)
   })
@@ -91,8 +91,8 @@ describe("version stamps", () => {
     seedOutput(memory, "v1", "ses_src")
     seedOutput(memory, "v2", "ses_src")
     memory.store()!.stampVersion("ses_reader", "v2")
-    expect(memory.recordCitation("prt_1", "ses_reader", ["ses_src"], [])).toBe(true)
-    expect(memory.recordCitation("prt_1", "ses_reader", ["ses_src"], [])).toBe(false)
+    expect(memory.controls.recordCitation("prt_1", "ses_reader", ["ses_src"], [])).toBe(true)
+    expect(memory.controls.recordCitation("prt_1", "ses_reader", ["ses_src"], [])).toBe(false)
     const usage = (version: "v1" | "v2") => memory.pipeline(version).store()!.db.prepare("SELECT usage_count AS n FROM stage1_outputs").get()
     expect(usage("v2")).toEqual({ n: 1 })
     expect(usage("v1")).toEqual({ n: 0 })
@@ -106,9 +106,9 @@ describe("across versions", () => {
     seedOutput(memory, "v2", "ses_a")
     memory.pipeline("v2").store()!.recordConsolidated(25)
     memory.store()!.stampVersion("ses_a", "v2")
-    memory.setMode("ses_b", "disabled")
-    expect(memory.recordCitation("prt_1", "ses_a", ["ses_a"], [{ path: "memory_summary.md", start: 1, end: 2 }])).toBe(true)
-    const report = await memory.reset()
+    memory.controls.setMode("ses_b", "disabled")
+    expect(memory.controls.recordCitation("prt_1", "ses_a", ["ses_a"], [{ path: "memory_summary.md", start: 1, end: 2 }])).toBe(true)
+    const report = await memory.controls.reset()
     expect(report).toMatchObject({ type: "reset", outputs: 2 })
     for (const version of ["v1", "v2"] as const) {
       expect(memory.pipeline(version).store()!.counts().outputs).toBe(0)
@@ -129,7 +129,7 @@ describe("across versions", () => {
       .store()!
       .db.prepare("INSERT INTO jobs (kind, job_key, status, lease_until, retry_remaining) VALUES ('memory_consolidate_global', 'global', 'running', $until, 3)")
       .run({ until: clock + 60_000 })
-    const report = await memory.reset()
+    const report = await memory.controls.reset()
     expect(report).toMatchObject({ type: "refused", reason: expect.stringContaining("a v2 consolidation is running") })
     expect(memory.pipeline("v1").store()!.counts().outputs).toBe(1)
     expect(fs.existsSync(path.join(home, "memories", "memory_summary.md"))).toBe(true)
@@ -147,7 +147,7 @@ describe("across versions", () => {
 
   it("V2 is ready once one consolidation consumed the threshold of sessions and its summary is valid", async () => {
     const memory = await start({ dual_write: true, v2_ready_sessions: 3 })
-    const readiness = () => (memory.inspect().data.versions as Array<{ version: string; readiness?: { ready: boolean } }>).find((v) => v.version === "v2")!.readiness
+    const readiness = () => (memory.controls.inspect().data.versions as Array<{ version: string; readiness?: { ready: boolean } }>).find((v) => v.version === "v2")!.readiness
     memory.pipeline("v2").store()!.recordConsolidated(2)
     expect(readiness()).toMatchObject({ ready: false, consolidatedSessions: 2 })
     memory.pipeline("v2").store()!.recordConsolidated(3)
@@ -155,6 +155,6 @@ describe("across versions", () => {
     expect(readiness()).toMatchObject({ ready: true, consolidatedSessions: 3, threshold: 3 })
     fs.writeFileSync(path.join(home, "memories_v2", "memory_summary.md"), "not a v2 summary\n")
     expect(readiness()).toMatchObject({ ready: false, summary: { valid: false } })
-    expect(memory.inspect().text).toContain("readiness: not ready (3 of 3 sessions in one consolidation; summary invalid:")
+    expect(memory.controls.inspect().text).toContain("readiness: not ready (3 of 3 sessions in one consolidation; summary invalid:")
   })
 })

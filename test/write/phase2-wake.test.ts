@@ -42,7 +42,7 @@ afterEach(async () => {
 
 describe("what wakes phase 2 in an instance", () => {
   it("a note added through the tools' port is consolidated at once, with no new session", async () => {
-    const written = memory.addNote({ title: "Release day", note: "Never release on Fridays.", sessionId: "ses_chat" })
+    const written = memory.controls.addNote({ title: "Release day", note: "Never release on Fridays.", sessionId: "ses_chat" })
     await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(2)
     expect(diffs[1]).toContain(`- A ${written.path}`)
@@ -50,7 +50,7 @@ describe("what wakes phase 2 in an instance", () => {
   })
 
   it("disabling a consolidated session starts the consolidation that forgets it", async () => {
-    expect(memory.setMode("ses_a", "disabled")).toEqual({ previous: "enabled" })
+    expect(memory.controls.setMode("ses_a", "disabled")).toEqual({ previous: "enabled" })
     await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(2)
     expect(diffs[1]).toMatch(/^- D rollout_summaries\//m)
@@ -58,8 +58,8 @@ describe("what wakes phase 2 in an instance", () => {
   })
 
   it("a mode change that moves nothing, or no change at all, starts nothing", async () => {
-    memory.setMode("ses_other", "disabled")
-    memory.setMode("ses_a", "enabled")
+    memory.controls.setMode("ses_other", "disabled")
+    memory.controls.setMode("ses_a", "enabled")
     await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(1)
   })

@@ -44,6 +44,11 @@ export interface VersionOutcome {
   forgottenSummary: string
   /** From the message that made A's extraction start to the fact being in this version's summary. */
   learnMs: number
+  /**
+   * From this version's phase-1 claim (its log line's time) to the fact being in its summary: the
+   * plugin's part of learnMs, without OpenCode's own start-up of the first conversation turn.
+   */
+  fromClaimMs: number
   /** The files of rollout_summaries/ after the first consolidation. */
   rolloutFiles: string[]
 }
@@ -105,12 +110,12 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
     const started = Date.now()
     const warmup = (await api.createSession("morning")).id
     await api.prompt(warmup, "good morning")
-    const learned = new Map<MemoryVersion, { summary: string; ms: number }>()
+    const learned = new Map<MemoryVersion, { summary: string; at: number; ms: number }>()
     await waitFor(
       () => {
         for (const v of writers) {
           const text = learned.has(v) ? undefined : readIf(summary(v), (t) => t.includes(FACT_MARK))
-          if (text !== undefined) learned.set(v, { summary: text, ms: Date.now() - started })
+          if (text !== undefined) learned.set(v, { summary: text, at: Date.now(), ms: Date.now() - started })
         }
         return learned.size === writers.length
       },
@@ -121,6 +126,7 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
       log(`${v}: phase 1 extracted session A and phase 2 wrote the summary in ${learned.get(v)!.ms} ms`)
     }
     const handbooks = new Map(writers.map((v) => [v, v === "v1" ? fs.readFileSync(path.join(roots[v], "MEMORY.md"), "utf8") : undefined]))
+    const claims = claimTimes(server.stderr(), writers)
     const rolloutFiles = new Map(writers.map((v) => [v, fs.readdirSync(path.join(roots[v], "rollout_summaries")).sort()]))
     const helperRequests = firstHelperRequests(llm, version, roots[version])
 
@@ -156,7 +162,7 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
 
     const outcomes: Partial<Record<MemoryVersion, VersionOutcome>> = {}
     for (const v of writers) {
-      outcomes[v] = { memoryRoot: roots[v], learnedSummary: learned.get(v)!.summary, learnedHandbook: handbooks.get(v), forgottenSummary: forgotten.get(v)!, learnMs: learned.get(v)!.ms, rolloutFiles: rolloutFiles.get(v)! }
+      outcomes[v] = { memoryRoot: roots[v], learnedSummary: learned.get(v)!.summary, learnedHandbook: handbooks.get(v), forgottenSummary: forgotten.get(v)!, learnMs: learned.get(v)!.ms, fromClaimMs: learned.get(v)!.at - (claims.get(v) ?? Number.NaN), rolloutFiles: rolloutFiles.get(v)! }
     }
     const idle: ClosedLoopResult["idle"] = {}
     for (const v of (["v1", "v2"] as const).filter((v) => !writers.includes(v))) {
@@ -203,6 +209,16 @@ export function consolidatorFor(roots: Partial<Record<MemoryVersion, string>>): 
     }
     return undefined
   }
+}
+
+/** When each writer first logged a phase-1 claim (OpenCode's log times); with two writers the lines name their version. */
+function claimTimes(log: string, writers: readonly MemoryVersion[]): Map<MemoryVersion, number> {
+  const times = new Map<MemoryVersion, number>()
+  for (const match of log.matchAll(/timestamp=(\S+) .*?message="(?:(v1|v2)\/)?phase1: claimed/g)) {
+    const version = (match[2] as MemoryVersion | undefined) ?? (writers.length === 1 ? writers[0] : undefined)
+    if (version && !times.has(version)) times.set(version, Date.parse(match[1]!))
+  }
+  return times
 }
 
 async function restartAt(sandbox: Sandbox, offsetMs: number): Promise<ServeHandle> {

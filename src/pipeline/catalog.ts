@@ -1,0 +1,61 @@
+// memory.db as a plugin instance holds it: the catalog every version shares (session modes,
+// version stamps, citation dedupe, cited files, the redaction audit). Opened once at start-up,
+// closed at dispose; its state says, while it opens or after it failed, why memory is not there.
+import type { Diagnostics } from "../diagnostics.js"
+import { errorMessage } from "../diagnostics.js"
+import { MemoryStore } from "../store/memory-store.js"
+import { openReported } from "./open-store.js"
+
+export interface StoreState {
+  status: "closed" | "opening" | "open" | "failed"
+  driver?: string
+  schemaVersion?: number
+  error?: string
+}
+
+export class Catalog {
+  private current: MemoryStore | undefined
+  private status: StoreState = { status: "closed" }
+  private closed = false
+
+  constructor(
+    readonly file: string,
+    private readonly deps: { now: () => number; diagnostics: Diagnostics },
+  ) {}
+
+  /** The catalog's tables, once open. */
+  get store(): MemoryStore | undefined {
+    return this.current
+  }
+
+  state(): StoreState {
+    return { ...this.status }
+  }
+
+  /** Opens the file (a no-op once closed, so a dispose before start-up wins). Throws after recording the failure. */
+  open(): void {
+    if (this.closed || this.current) return
+    this.status = { status: "opening" }
+    try {
+      const { db, migrated } = openReported(this.file, { now: this.deps.now }, this.deps.diagnostics)
+      this.current = new MemoryStore(db, this.deps.now)
+      this.status = { status: "open", driver: db.driver, schemaVersion: migrated.to }
+    } catch (error) {
+      this.status = { status: "failed", error: errorMessage(error) }
+      throw error
+    }
+  }
+
+  /** The store, or an error saying why it is not there, for a tool to show. */
+  require(): MemoryStore {
+    if (this.current) return this.current
+    throw new Error(this.status.status === "failed" ? `the memory database could not be opened: ${this.status.error}` : "the memory database is still opening; try again in a moment")
+  }
+
+  close(): void {
+    this.closed = true
+    this.current?.db.close()
+    this.current = undefined
+    this.status = { status: "closed" }
+  }
+}
