@@ -93,4 +93,21 @@ export interface Host {
   modelVariants(model: ModelRef, signal: AbortSignal): Promise<string[]>
   /** Names of the configured MCP servers: their tools are named `<server>_<tool>`. */
   mcpServers(signal: AbortSignal): Promise<string[]>
+  /**
+   * One tool-less completion (OpenCode 2's generate.text): a single prompt, no session, no system
+   * role, no schema. Hosts that have it extract with it instead of a helper session.
+   */
+  generateText?(input: GenerateInput, signal: AbortSignal): Promise<GenerateReply>
+}
+
+export interface GenerateInput {
+  prompt: string
+  /** Unset: the host's default model. */
+  model?: ModelRef
+  variant?: string
+}
+
+export interface GenerateReply {
+  text: string
+  error?: { name: string; message: string; status?: number }
 }

@@ -8,7 +8,7 @@ import { redact, redactText } from "../redact/redact.js"
 import { loadTemplate, renderTemplate } from "../util/templates.js"
 import { truncateMiddle } from "../util/tokens.js"
 import { z } from "../util/zod.js"
-import { answerValue, cleanSlug, describeIssues, findEcho, templateEchoes, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
+import { SINGLE_PROMPT_REMINDER, answerValue, cleanSlug, describeIssues, findEcho, templateEchoes, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
 
 /** Codex's V2 summary cap: a summary is cut to this many UTF-8 bytes, marker included. */
 export const V2_SUMMARY_MAX_BYTES = 9_000
@@ -39,7 +39,7 @@ const answerSchema = z.object({
 export function loadExtractionV2Templates(templatesDir: string): ExtractionTemplates {
   const system = loadTemplate(templatesDir, path.join("v2", "stage_one_system.md"))
   const input = loadTemplate(templatesDir, path.join("v2", "stage_one_input.md"))
-  return { system, input, echoes: templateEchoes([system, input]) }
+  return { system, input, reminder: loadTemplate(templatesDir, SINGLE_PROMPT_REMINDER), echoes: templateEchoes([system, input]) }
 }
 
 export interface ExtractionV2Source {

@@ -6,6 +6,8 @@ import { loadTemplate, renderTemplate, type Template } from "../util/templates.j
 import { z } from "../util/zod.js"
 
 export const SLUG_MAX = 60
+/** The reminder that ends a single-prompt extraction, for every version. */
+export const SINGLE_PROMPT_REMINDER = "stage_one_generate.md"
 
 /** What OpenCode's `format: json_schema` asks the model for. */
 export const EXTRACTION_SCHEMA = Object.freeze({
@@ -28,6 +30,8 @@ const answerSchema = z.object({
 export interface ExtractionTemplates {
   system: Template
   input: Template
+  /** Ends a single-prompt extraction (generate-prompt.ts); shared by every version. */
+  reminder: Template
   /** Long sentences of both templates: finding one in an answer means the model echoed its prompt. */
   echoes: readonly string[]
 }
@@ -35,7 +39,7 @@ export interface ExtractionTemplates {
 export function loadExtractionTemplates(templatesDir: string): ExtractionTemplates {
   const system = loadTemplate(templatesDir, "stage_one_system.md")
   const input = loadTemplate(templatesDir, "stage_one_input.md")
-  return { system, input, echoes: templateEchoes([system, input]) }
+  return { system, input, reminder: loadTemplate(templatesDir, SINGLE_PROMPT_REMINDER), echoes: templateEchoes([system, input]) }
 }
 
 /** The long sentences of the templates (40 characters or more, no placeholder), whitespace collapsed. */

@@ -12,6 +12,7 @@ import type { Host, HostSession, ModelRef } from "../host.js"
 import { addCounts, redactText } from "../redact/redact.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
+import { jsonFromReply } from "./generate-prompt.js"
 import { sanitizeSession } from "./session-input.js"
 import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
@@ -80,7 +81,8 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       budgetTokens: transcriptBudget(contextLimit),
     })
     if (built.empty) return emptySession()
-    const reply = await askHelper(ctx, id, built.request, model, signal)
+    // A host with a tool-less completion gets the whole request as one prompt; others a helper session.
+    const reply = ctx.host.generateText ? await askCompletion(ctx, built.request, model, signal) : await askHelper(ctx, id, built.request, model, signal)
     // The prompt was sent: record what was kept out of it.
     audit(addCounts({ ...built.redactions }, input.redactions()), "transcript")
     if (reply.error) {
@@ -106,6 +108,18 @@ export function transcriptBudget(contextLimit: number | undefined): number {
   return Math.max(1_000, Math.floor((contextLimit * STAGE_ONE.CONTEXT_WINDOW_PERCENT) / 100) - STAGE_ONE.PROMPT_RESERVE_TOKENS)
 }
 
+type HelperAnswer = { structured?: unknown; error?: string; rateLimited?: boolean }
+
+/** One completion of the request as a single prompt; the object in the reply's text is the answer. */
+async function askCompletion(ctx: ExtractionContext, request: ExtractionRequest, model: ModelRef | undefined, signal: AbortSignal): Promise<HelperAnswer> {
+  const { host } = ctx
+  const variant = model ? chooseVariant(await host.modelVariants(model, signal).catch(() => []), "low") : undefined
+  const reply = await host.generateText!({ prompt: ctx.strategy.singlePrompt(request), ...(model ? { model } : {}), ...(variant ? { variant } : {}) }, signal)
+  if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000), rateLimited: isRateLimit(reply.error) }
+  // Text that holds no JSON goes to the answer checks as it is, which say so.
+  return { structured: jsonFromReply(reply.text) ?? reply.text }
+}
+
 /** Runs one prompt in a fresh helper session and always tries to delete that session after. */
 async function askHelper(
   ctx: ExtractionContext,
@@ -113,7 +127,7 @@ async function askHelper(
   request: ExtractionRequest,
   model: ModelRef | undefined,
   signal: AbortSignal,
-): Promise<{ structured?: unknown; error?: string; rateLimited?: boolean }> {
+): Promise<HelperAnswer> {
   const { host, memoryRoot } = ctx
   const helper = await host.createSession(
     {

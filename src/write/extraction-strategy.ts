@@ -6,6 +6,7 @@
 import { selectEvidence } from "./evidence.js"
 import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
 import { EXTRACTION_V2_SCHEMA, parseExtractionV2, renderExtractionV2Prompt } from "./extract-v2.js"
+import { renderSinglePrompt } from "./generate-prompt.js"
 import { gitBranch } from "./git-branch.js"
 import type { SessionInput } from "./session-input.js"
 import { renderTranscript, type TranscriptMessage } from "./transcript.js"
@@ -42,10 +43,13 @@ export interface BuiltRequest {
 export interface ExtractionStrategy {
   build(source: ExtractionBuildInput): BuiltRequest
   parse(answer: unknown, cwd: string): ExtractionResult
+  /** The request as one prompt, for a host whose only model call is a tool-less completion. */
+  singlePrompt(request: ExtractionRequest): string
 }
 
 export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
+    singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
     build({ sessionId, updatedAt, messages, input, budgetTokens }) {
       const transcript = renderTranscript(messages, { maxTokens: budgetTokens, ...input.transcript })
       const prompt = renderExtractionPrompt(templates, {
@@ -67,6 +71,7 @@ export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy
  */
 export function v2Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
+    singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
     build({ sessionId, hostDirectory, updatedAt, messages, input, budgetTokens }) {
       const evidence = selectEvidence(messages, { budgetBytes: budgetTokens * READ_PATH.BYTES_PER_TOKEN, ...input.transcript })
       const branch = gitBranch(hostDirectory)

@@ -197,3 +197,48 @@ describe("phase 1", () => {
     expect(passes).toBe(2)
   })
 })
+
+describe("phase 1 on a host whose only model call is a tool-less completion", () => {
+  class CompletionHost extends FakeHost {
+    readonly completions: Array<{ prompt: string; model?: unknown }> = []
+    reply: (prompt: string) => { text: string; error?: { name: string; message: string; status?: number } } = () => ({ text: "" })
+    async generateText(input: { prompt: string; model?: unknown }) {
+      this.completions.push(input)
+      return this.reply(input.prompt)
+    }
+  }
+
+  it("sends one prompt (instructions, transcript, reminder, schema), creates no helper session, and stores the record in the reply", async () => {
+    const completion = new CompletionHost(() => clock)
+    host = completion
+    completion.addSession({ id: "ses_a", directory: "/p/a", updatedAt: clock - 7 * HOUR }, conversation("the deploy uses make ship"))
+    completion.reply = () => ({ text: "```json\n" + JSON.stringify(memoryAnswer("deploys").structured) + "\n```" })
+    const { p } = phase1()
+    expect(await p.pass()).toMatchObject({ type: "done", claimed: 1 })
+    expect(completion.created).toEqual([])
+    expect(completion.prompts).toEqual([])
+    const [sent] = completion.completions
+    expect(sent?.prompt.startsWith(templates.system.text.slice(0, 60))).toBe(true)
+    expect(sent?.prompt).toContain("the deploy uses make ship")
+    expect(sent?.prompt.indexOf("the deploy uses make ship")).toBeLessThan(sent!.prompt.indexOf("----- END OF THE SESSION -----"))
+    expect(sent?.prompt).toContain('"raw_memory"')
+    expect(outputs()).toMatchObject([{ session_id: "ses_a", rollout_summary: "Session about deploys.", rollout_slug: "fact-topic" }])
+  })
+
+  it("fails the job with a clear reason when the reply is not the record, and pauses a rate-limited model", async () => {
+    const completion = new CompletionHost(() => clock)
+    host = completion
+    completion.addSession({ id: "ses_a", directory: "/p/a", updatedAt: clock - 7 * HOUR }, conversation("a"))
+    completion.reply = () => ({ text: "Sorry, I cannot help with that." })
+    const { p } = phase1()
+    expect(await p.pass()).toMatchObject({ results: [{ sessionId: "ses_a", outcome: "failed", detail: "the extractor's answer is not valid JSON" }] })
+    expect(outputs()).toEqual([])
+    completion.addSession({ id: "ses_b", directory: "/p/b", updatedAt: clock - 7 * HOUR }, conversation("b"))
+    completion.reply = () => ({ text: "", error: { name: "APIError", message: "rate limit reached", status: 429 } })
+    clock += 60_000
+    const limited = phase1()
+    expect(await limited.p.pass()).toMatchObject({ results: [{ sessionId: "ses_b", outcome: "failed" }] })
+    clock += 60_000
+    expect(await limited.p.pass()).toEqual({ type: "skipped", reason: "rate_limited" })
+  })
+})
