@@ -55,9 +55,13 @@ export interface HelperPrompt {
 }
 
 export interface HelperSessionInput {
+  /** The memory root the helper works on (OpenCode 1 also makes it the session's folder). */
   directory: string
+  /** What the helper is for: hosts whose permission semantics differ derive their own rules from it. */
+  role: "extract" | "consolidate"
   title: string
   metadata: Record<string, unknown>
+  /** The sandbox in OpenCode 1's terms (helper-sandbox.ts). */
   permission: readonly PermissionRule[]
 }
 

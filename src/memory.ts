@@ -38,6 +38,8 @@ export interface MemoryDeps {
   directory?: string
   /** Folder holding `templates/` and `opencode.json`; found from the module's location by default. */
   packageDir?: string
+  /** How the host finds sessions, in words, when that can change at run time (OpenCode 2's service). */
+  hostStatus?: () => string
 }
 
 export class Memory {
@@ -64,6 +66,11 @@ export class Memory {
    * sessions (their directory is a memory root). It adds the helper agents and nothing else.
    */
   readonly servesHelpers: boolean
+  /**
+   * What a host's own controls switch at run time (OpenCode 2's panel): whether memory is shown to
+   * conversations and whether new sessions are learned from. They start from the options.
+   */
+  readonly switches: { useMemories: boolean; generateMemories: boolean }
   private readonly versions: SessionVersions
   private readonly externalContext: ExternalContext
   /** OpenCode's configured models, learned in the config hook. */
@@ -77,11 +84,12 @@ export class Memory {
     const parsed = parseOptions(rawOptions)
     const options = (this.options = parsed.options)
     this.warnings = [...parsed.warnings, ...unsupportedWarnings(options)]
-    const switches = testSwitches(deps.env)
+    this.switches = { useMemories: options.use_memories, generateMemories: options.generate_memories }
+    const test = testSwitches(deps.env)
     const clock = deps.now ?? Date.now
-    const now = (this.now = switches.clockOffsetMs ? () => clock() + switches.clockOffsetMs : clock)
-    this.faults = switches.faults
-    this.helperPrompts = switches.helperPrompts
+    const now = (this.now = test.clockOffsetMs ? () => clock() + test.clockOffsetMs : clock)
+    this.faults = test.faults
+    this.helperPrompts = test.helperPrompts
     const home = resolveHome(options.home, deps.env, deps.homedir)
     this.paths = memoryPaths(home.home, home.source, options.version)
     const diagnostics = (this.diagnostics = new Diagnostics(deps.host, now))
@@ -128,6 +136,8 @@ export class Memory {
       now,
       disposed: () => this.disposed,
       ignoredAgentKeys: () => this.helperAgentOverrides,
+      switches: this.switches,
+      ...(deps.hostStatus ? { hostStatus: deps.hostStatus } : {}),
     })
     this.citations = new CitationUsage({
       sink: () => (this.catalog.store ? this.controls : undefined),
@@ -196,7 +206,7 @@ export class Memory {
 
   /** The memory block for one model call, or undefined when nothing is to be injected. */
   systemBlock(call: SystemCall): string | undefined {
-    if (!this.options.use_memories || this.disposed || this.servesHelpers) return undefined
+    if (!this.switches.useMemories || this.disposed || this.servesHelpers) return undefined
     if (!isConversationCall(call, (id) => this.helperSessions.has(id))) return undefined
     // An injected turn is a real use: it stamps the session's version.
     return this.pipeline(this.versions.resolve(call.sessionID, { stamp: true })).readPath.blockFor(call)
@@ -218,13 +228,13 @@ export class Memory {
 
   /** A user's message in a session of this instance. */
   onChatMessage(sessionId: string): void {
-    if (this.ignores(sessionId)) return
+    if (this.ignores(sessionId) || !this.switches.generateMemories) return
     for (const pipeline of this.writers()) pipeline.phase1?.onChatMessage(sessionId)
   }
 
   /** A session of this instance went idle. */
   onSessionIdle(sessionId: string): void {
-    if (this.ignores(sessionId)) return
+    if (this.ignores(sessionId) || !this.switches.generateMemories) return
     for (const pipeline of this.writers()) pipeline.phase1?.onIdle(sessionId)
   }
 

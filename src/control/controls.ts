@@ -33,6 +33,10 @@ export interface ControlsDeps {
   disposed: () => boolean
   /** Keys of the user's own helper-agent blocks that were dropped (learned in the config hook). */
   ignoredAgentKeys: () => Readonly<Record<string, readonly string[]>>
+  /** The run-time switches (Memory.switches). */
+  switches: Readonly<{ useMemories: boolean; generateMemories: boolean }>
+  /** How the host finds sessions now, when the host can say (OpenCode 2). */
+  hostStatus?: () => string
 }
 
 export class MemoryControls implements MemoryToolPorts, CitationSink {
@@ -107,6 +111,7 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       redactions: catalog.store?.redactionTotals(),
       breakers: this.deps.breaker.list(),
       ignoredAgentKeys: this.deps.ignoredAgentKeys(),
+      ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
     }
     const { options, ...rest } = snapshot
     return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }

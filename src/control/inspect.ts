@@ -54,12 +54,19 @@ export interface InspectSnapshot {
   breakers?: ReadonlyArray<{ scope: string; until: number; reason: string }>
   /** Keys of the user's own helper-agent blocks that were dropped, per agent. */
   ignoredAgentKeys?: Readonly<Record<string, readonly string[]>>
+  /** What a host that can say so reports (OpenCode 2): how sessions are found, and the panel's switches. */
+  host?: { sessions: string; switches: { useMemories: boolean; generateMemories: boolean } }
 }
 
 export function renderInspect(s: InspectSnapshot): string {
   const lines: string[] = ["# Long-term memory", ""]
   lines.push(`home: ${s.home.path} (from ${s.home.source})`)
   lines.push(`catalog: ${s.catalog.file}: ${describeStore(s.catalog.state)}`, "")
+  if (s.host) {
+    const onOff = (on: boolean) => (on ? "on" : "off")
+    lines.push("## Host", `sessions: ${s.host.sessions}`)
+    lines.push(`switches: use memories ${onOff(s.host.switches.useMemories)}, generate memories ${onOff(s.host.switches.generateMemories)}`, "")
+  }
 
   for (const version of s.versions) lines.push(...describeVersion(s, version), "")
 

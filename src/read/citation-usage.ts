@@ -1,6 +1,7 @@
 // The citation loop: strip <memory-citation> blocks from what is shown and stored, and turn them
 // into usage counts, once per assistant text part. Usage lives only in the database; nothing here
 // touches the memory folder, so a citation alone never gives phase 2 a reason to run.
+import { createHash } from "node:crypto"
 import { redactText } from "../redact/redact.js"
 import type { CitedRange } from "../store/memory-store.js"
 import { extractCitations, hasCitation, type Citation } from "./citations.js"
@@ -57,6 +58,19 @@ export class CitationUsage {
         part.text = parsed.text
       }
     }
+  }
+
+  /**
+   * A reply's text on a host that keeps citation blocks in stored replies for its own UI
+   * (OpenCode 2): returned without the blocks, and counted once, keyed by the session and the
+   * text itself, so every place the same reply is seen (its end event, each later request that
+   * carries it) counts it at most once.
+   */
+  storedText(sessionId: string, text: string): string {
+    if (!hasCitation(text)) return text
+    const parsed = extractCitations(text)
+    this.record(`stored:${sessionId}:${createHash("sha256").update(text).digest("hex").slice(0, 32)}`, sessionId, parsed.citation)
+    return parsed.text
   }
 
   /** `message.part.updated`: a fallback counter for finished parts the other hooks missed. */

@@ -132,6 +132,7 @@ async function askHelper(
   const helper = await host.createSession(
     {
       directory: memoryRoot,
+      role: "extract",
       title: helperTitle("extract", sourceId),
       metadata: helperMetadata("extract", sourceId, ctx.now()),
       permission: helperSessionRules("extract", [memoryRoot]),

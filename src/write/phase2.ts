@@ -213,6 +213,7 @@ export class Phase2 {
       const helper = await host.createSession(
         {
           directory: memoryRoot,
+          role: "consolidate",
           title: helperTitle("consolidate"),
           metadata: helperMetadata("consolidate", undefined, now()),
           permission: helperSessionRules("consolidate", memoryRootForms(memoryRoot)),

@@ -46,9 +46,10 @@ async function systemFor(hooks: Hooks, sessionID = "ses_a"): Promise<string[]> {
 }
 
 describe("the plugin entry", () => {
-  it("exports only a default { id, server }, as OpenCode's loader requires", () => {
+  it("exports only a default { id, server, setup }: OpenCode 1 loads server, OpenCode 2 setup", () => {
     expect(Object.keys(entry)).toEqual(["default"])
-    expect(Object.keys(entry.default).sort()).toEqual(["id", "server"])
+    expect(Object.keys(entry.default).sort()).toEqual(["id", "server", "setup"])
+    expect(typeof entry.default.setup).toBe("function")
     expect(entry.default.id).toBe("opencode-codex-memory")
   })
 

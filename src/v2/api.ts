@@ -1,0 +1,194 @@
+// The part of OpenCode 2's plugin API this adapter uses, as local types. OpenCode 2 ships its
+// plugin package under a scope this project's registry does not carry, and its `define` is the
+// identity function, so the adapter needs no runtime import: it exports a plain `{ id, setup }`
+// and types the context itself. Written against anomalyco/opencode's promise API
+// (packages/plugin/src/promise/ and packages/schema/src/ at 07bc181c and 03545fd3; see
+// ARCHITECTURE.md D16). Every field the adapter reads from the host is still checked at run time:
+// a type here is a claim about the host, not a guarantee.
+
+export interface V2Registration {
+  dispose(): Promise<void>
+}
+
+export type V2Cleanup = () => Promise<void> | void
+
+export interface V2Plugin {
+  readonly id: string
+  setup(ctx: V2Context): Promise<V2Cleanup | void> | V2Cleanup | void
+}
+
+export interface V2Location {
+  directory: string
+  workspaceID?: string
+  project?: { id: string; directory: string }
+}
+
+export interface V2ModelRef {
+  id: string
+  providerID: string
+  variant?: string
+}
+
+/** A permission rule: evaluated after the agent's, the last match wins. */
+export interface V2Rule {
+  action: string
+  resource: string
+  effect: "allow" | "deny" | "ask"
+}
+
+export type V2SystemPart = { type: "text"; text: string }
+
+/** A model-facing message of a request (`@opencode/ai` Message): content parts, not V1's `parts`. */
+export interface V2ModelMessage {
+  id?: string
+  role: string
+  content: unknown
+  metadata?: Record<string, unknown>
+}
+
+export type V2RequestKind = "primary" | "compaction" | "title" | "generate"
+
+/** The `context` hook's event: one model request of a session, edited in place. */
+export interface V2SessionContext {
+  readonly sessionID: string
+  readonly model?: V2ModelRef
+  /** Absent in some releases, where `context` fires for primary requests only. */
+  readonly kind?: V2RequestKind
+  readonly agent?: string
+  system: V2SystemPart[]
+  messages: V2ModelMessage[]
+  options?: Record<string, unknown>
+  tools?: Record<string, unknown>
+}
+
+export interface V2SessionPrompt {
+  readonly sessionID: string
+  readonly messageID?: string
+  prompt: { text: string }
+}
+
+export interface V2SessionInfo {
+  id: string
+  parentID?: string
+  title?: string
+  location?: { directory: string; workspaceID?: string }
+  time?: { created?: number; updated?: number }
+}
+
+/** A stored message (packages/schema session-message.ts), tagged by `type`. */
+export interface V2StoredMessage {
+  id: string
+  type: string
+  text?: string
+  content?: unknown[]
+  agent?: string
+  error?: unknown
+  time?: { created?: number; completed?: number }
+  [key: string]: unknown
+}
+
+export interface V2SessionHooks {
+  context: V2SessionContext
+  prompt: V2SessionPrompt
+}
+
+export interface V2SessionDomain {
+  hook<N extends keyof V2SessionHooks>(name: N, callback: (event: V2SessionHooks[N]) => Promise<void> | void): Promise<V2Registration>
+  create(input: {
+    title?: string
+    agent?: string
+    model?: V2ModelRef
+    location?: { directory: string }
+    metadata?: Record<string, unknown>
+    permissions?: V2Rule[]
+  }): Promise<V2SessionInfo>
+  get(input: { sessionID: string }): Promise<V2SessionInfo>
+  prompt(input: { sessionID: string; text: string; delivery?: "queue" | "steer" }): Promise<unknown>
+  wait(input: { sessionID: string }): Promise<void>
+  /** The session's model context: the messages since its last compaction. */
+  context(input: { sessionID: string }): Promise<readonly V2StoredMessage[]>
+  interrupt(input: { sessionID: string }): Promise<unknown>
+  remove(input: { sessionID: string }): Promise<void>
+}
+
+export interface V2ToolCall {
+  readonly sessionID: string
+  readonly agent?: string
+  readonly messageID?: string
+  readonly id?: string
+  readonly signal?: AbortSignal
+}
+
+export interface V2ToolResult {
+  content?: string
+  metadata?: Record<string, unknown>
+}
+
+export interface V2ToolInfo {
+  name: string
+  description: string
+  /** JSON Schema of the input. */
+  input: Record<string, unknown>
+  options?: { codemode?: boolean; permission?: string; namespace?: string }
+  execute(input: unknown, call: V2ToolCall): Promise<V2ToolResult>
+}
+
+export interface V2ToolEditor {
+  get(id: string): V2ToolInfo | undefined
+  add(tool: V2ToolInfo): void
+  update(id: string, edit: (tool: V2ToolInfo) => void): void
+}
+
+export interface V2ToolExecuteBefore {
+  tool: string
+  readonly sessionID: string
+  input: unknown
+}
+
+export interface V2ToolDomain {
+  transform(callback: (editor: V2ToolEditor) => void): Promise<V2Registration>
+  hook(name: "execute.before", callback: (event: V2ToolExecuteBefore) => Promise<void> | void): Promise<V2Registration>
+}
+
+export interface V2AgentInfo {
+  mode?: "subagent" | "primary" | "all"
+  hidden?: boolean
+  description?: string
+  system?: string
+  model?: V2ModelRef
+  steps?: number
+  permissions: V2Rule[]
+}
+
+export interface V2AgentEditor {
+  list?(): readonly { id: string }[]
+  /** Creates the agent when it is missing. */
+  update(id: string, edit: (agent: V2AgentInfo) => void): void
+}
+
+/** An event on the host's stream: its payload is under `data`. */
+export interface V2Event {
+  id?: string
+  type: string
+  data?: Record<string, unknown>
+  location?: { directory?: string }
+}
+
+export interface V2Context {
+  readonly app?: { name?: string; version?: string; channel?: string }
+  readonly location: V2Location
+  readonly options?: Readonly<Record<string, unknown>>
+  readonly session: V2SessionDomain
+  readonly tool: V2ToolDomain
+  readonly agent: { transform(callback: (editor: V2AgentEditor) => void): Promise<V2Registration> }
+  readonly event: { subscribe(options?: { signal?: AbortSignal }): AsyncIterable<V2Event> }
+  readonly generate?: { text(input: { prompt: string; model?: V2ModelRef }): Promise<{ text: string }> }
+  readonly mcp?: { list(): Promise<unknown> }
+  readonly storage?: {
+    get(key: string): Promise<unknown>
+    set(key: string, value: unknown): Promise<void>
+  }
+  readonly rpc?: {
+    register(definition: unknown, handlers: Record<string, (input: unknown) => Promise<unknown>>): Promise<V2Registration>
+  }
+}

@@ -1,0 +1,228 @@
+// The Host port over OpenCode 2: a location's plugin context for what belongs to this process
+// (helper sessions, completions, tools), and the registered local service (service.ts) for what
+// spans every project (the session list, other sessions' messages). Without a service, phase 1
+// sees only the conversations this process observed (ObservedSessions), and says so.
+//
+// The context is whichever live location the runtime points at (locations.ts), read at every
+// call, so a disposed location hands its work to a survivor.
+import type { GenerateInput, GenerateReply, Host, HelperReply, HostSession, LogLevel, ModelRef } from "../host.js"
+import { memoryRootForms } from "../write/helper-sandbox.js"
+import type { V2Context, V2StoredMessage } from "./api.js"
+import { toTranscriptMessages } from "./messages.js"
+import { v2HelperRules } from "./sandbox.js"
+import type { ServiceState } from "./service.js"
+
+/** How phase 1 finds sessions here, for memory_inspect and the status RPC. */
+export interface V2HostStatus {
+  sessions: "service" | "observed"
+  detail: string
+}
+
+/** Sessions this process saw (a prompt, a turn ending, a creation): the fallback without a service. */
+export class ObservedSessions {
+  private readonly seen = new Map<string, number>()
+
+  constructor(private readonly limit = 1_000) {}
+
+  touch(sessionId: string, at: number): void {
+    this.seen.delete(sessionId)
+    this.seen.set(sessionId, at)
+    if (this.seen.size > this.limit) this.seen.delete(this.seen.keys().next().value!)
+  }
+
+  forget(sessionId: string): void {
+    this.seen.delete(sessionId)
+  }
+
+  ids(): string[] {
+    return [...this.seen.keys()].reverse()
+  }
+}
+
+export interface V2HostDeps {
+  /** The live location's context. */
+  ctx: () => V2Context
+  /** The service, discovered at most once per interval (the runtime caches it). */
+  service: (signal: AbortSignal) => Promise<ServiceState>
+  /** The last discovery's answer, without discovering. */
+  lastService: () => ServiceState | undefined
+  observed: ObservedSessions
+  /** Consolidation helpers: their session id -> the one memory root they may touch. */
+  confined: Map<string, string>
+  /** Each helper session's own instructions, for the context hook to add (V2 prompts take no system text). */
+  helperSystem: Map<string, string>
+  log?: (line: string) => void
+}
+
+const HELPER_AGENTS = { extract: "memorize-extract", consolidate: "memorize" } as const
+
+export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus } {
+  const write = deps.log ?? ((line: string) => console.error(line))
+  const ready = async (signal: AbortSignal) => {
+    const state = await deps.service(signal)
+    return state.state === "ready" ? state.client : undefined
+  }
+
+  return {
+    kind: "opencode2",
+
+    async log(level: LogLevel, message: string) {
+      // OpenCode 2 gives plugins no log API: its server log takes the process's stderr.
+      if (level !== "debug") write(`[codex-memory] ${level}: ${message}`)
+    },
+
+    async listRootSessions({ signal, search }) {
+      const client = await ready(signal)
+      if (client) {
+        const sessions = (await client.rootSessions(signal)).flatMap((raw) => toHostSession(raw))
+        return search ? sessions.filter((session) => session.title.includes(search)) : sessions
+      }
+      const ctx = deps.ctx()
+      const sessions: HostSession[] = []
+      for (const id of deps.observed.ids()) {
+        const info = await ctx.session.get({ sessionID: id }).catch(() => undefined)
+        if (!info) {
+          deps.observed.forget(id)
+          continue
+        }
+        sessions.push(...toHostSession(info))
+      }
+      return search ? sessions.filter((session) => session.title.includes(search)) : sessions
+    },
+
+    async loadMessages(sessionId, signal) {
+      const client = await ready(signal)
+      // The service has the whole history; this process's context only what follows the last compaction.
+      const raw = client ? await client.messages(sessionId, signal) : await deps.ctx().session.context({ sessionID: sessionId })
+      return toTranscriptMessages(raw as readonly V2StoredMessage[])
+    },
+
+    async createSession(input) {
+      const ctx = deps.ctx()
+      // V2 agents belong to a location: the helper runs in this plugin's location, and its own
+      // rules name the memory root it may touch.
+      const session = await ctx.session.create({
+        title: input.title,
+        agent: HELPER_AGENTS[input.role],
+        location: { directory: ctx.location.directory },
+        metadata: input.metadata,
+        permissions: v2HelperRules(input.role, memoryRootForms(input.directory)),
+      })
+      if (input.role === "consolidate") deps.confined.set(session.id, input.directory)
+      return { id: session.id }
+    },
+
+    async prompt(sessionId, input, signal): Promise<HelperReply> {
+      if (input.schema) return { text: "", error: { name: "UnsupportedError", message: "OpenCode 2 sessions take no JSON schema; extraction uses generate.text" } }
+      const ctx = deps.ctx()
+      deps.helperSystem.set(sessionId, input.system)
+      try {
+        const text = typeof input.text === "string" ? input.text : input.text.join("\n\n")
+        await ctx.session.prompt({ sessionID: sessionId, text, delivery: "queue" })
+        // wait() cannot be cancelled: an abort interrupts the session, which ends the wait.
+        const aborted = new Promise<"aborted">((resolve) => {
+          if (signal.aborted) resolve("aborted")
+          signal.addEventListener("abort", () => resolve("aborted"), { once: true })
+        })
+        if ((await Promise.race([ctx.session.wait({ sessionID: sessionId }).then(() => "done" as const), aborted])) === "aborted") {
+          await ctx.session.interrupt({ sessionID: sessionId }).catch(() => undefined)
+          return { text: "", error: { name: "AbortError", message: "the helper session was aborted" } }
+        }
+        return lastReply(await ctx.session.context({ sessionID: sessionId }))
+      } finally {
+        deps.helperSystem.delete(sessionId)
+      }
+    },
+
+    async abortSession(sessionId) {
+      await deps.ctx().session.interrupt({ sessionID: sessionId })
+    },
+
+    async deleteSession(sessionId) {
+      const ctx = deps.ctx()
+      try {
+        await ctx.session.remove({ sessionID: sessionId })
+        return true
+      } catch {
+        // Already gone counts as deleted.
+        return (await ctx.session.get({ sessionID: sessionId }).then(() => false, () => true))
+      } finally {
+        deps.confined.delete(sessionId)
+      }
+    },
+
+    async contextLimit() {
+      return undefined
+    },
+
+    async modelVariants() {
+      return []
+    },
+
+    async mcpServers() {
+      const listed = await deps.ctx().mcp?.list()
+      const data = (listed as { data?: unknown } | undefined)?.data ?? listed
+      return Array.isArray(data) ? data.flatMap((entry) => (typeof (entry as { name?: unknown }).name === "string" ? [(entry as { name: string }).name] : [])) : []
+    },
+
+    async generateText(input: GenerateInput, signal: AbortSignal): Promise<GenerateReply> {
+      const model = input.model ? toV2Model(input.model, input.variant) : undefined
+      try {
+        // The service resolves models against the global config, like memory, which is global too.
+        const client = await ready(signal)
+        if (client) return { text: await client.generateText({ prompt: input.prompt, ...(model ? { model } : {}) }, signal) }
+        const generate = deps.ctx().generate
+        if (!generate) return { text: "", error: { name: "UnsupportedError", message: "this OpenCode 2 offers no generate.text" } }
+        return { text: (await generate.text({ prompt: input.prompt, ...(model ? { model } : {}) })).text }
+      } catch (error) {
+        const status = (error as { status?: unknown }).status
+        return { text: "", error: { name: (error as Error).name || "Error", message: (error as Error).message ?? String(error), ...(typeof status === "number" ? { status } : {}) } }
+      }
+    },
+
+    status(): V2HostStatus {
+      const state = deps.lastService()
+      if (state?.state === "ready") return { sessions: "service", detail: `sessions of every project, through the OpenCode service at ${new URL(state.registration.url).origin} (${state.route})` }
+      const why = state ? state.reason : "the OpenCode service has not been looked for yet"
+      return { sessions: "observed", detail: `the OpenCode service is unavailable (${why}); only conversations this process observed are learned from` }
+    },
+  }
+}
+
+function toV2Model(model: ModelRef, variant: string | undefined) {
+  return { id: model.modelID, providerID: model.providerID, ...(variant ? { variant } : {}) }
+}
+
+function toHostSession(raw: unknown): HostSession[] {
+  const session = raw as { id?: unknown; parentID?: unknown; title?: unknown; location?: { directory?: unknown }; time?: { created?: unknown; updated?: unknown } }
+  if (typeof session?.id !== "string" || (typeof session.parentID === "string" && session.parentID)) return []
+  const created = typeof session.time?.created === "number" ? session.time.created : 0
+  return [
+    {
+      id: session.id,
+      title: typeof session.title === "string" ? session.title : "",
+      directory: typeof session.location?.directory === "string" ? session.location.directory : "",
+      createdAt: created,
+      updatedAt: typeof session.time?.updated === "number" ? session.time.updated : created,
+    },
+  ]
+}
+
+/** The text of the session's last assistant message, and its error if it ended in one. */
+function lastReply(messages: readonly V2StoredMessage[]): HelperReply {
+  const last = [...messages].reverse().find((message) => message.type === "assistant")
+  if (!last) return { text: "", error: { name: "NoReplyError", message: "the helper session ended without a reply" } }
+  const text = (Array.isArray(last.content) ? last.content : [])
+    .flatMap((part) => ((part as { type?: unknown }).type === "text" && typeof (part as { text?: unknown }).text === "string" ? [(part as { text: string }).text] : []))
+    .join("\n")
+  const error = last.error as { name?: unknown; type?: unknown; message?: unknown; status?: unknown } | undefined
+  if (!error) return { text }
+  return {
+    text,
+    error: {
+      name: typeof error.name === "string" ? error.name : typeof error.type === "string" ? error.type : "Error",
+      message: typeof error.message === "string" ? error.message : "",
+      ...(typeof error.status === "number" ? { status: error.status } : {}),
+    },
+  }
+}

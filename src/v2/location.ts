@@ -1,0 +1,157 @@
+// One OpenCode 2 location's registrations, each a thin translation into the memory core inside
+// the guard (a hook that throws would fail the host's operation, so none may):
+//   - tools: the memory and control tools, native (codemode off); glob and grep wrapped so a
+//     consolidation helper's search stays in its memory root;
+//   - agents: the helper agents, and an ask before memory_reset for every other agent;
+//   - session hooks: `context` appends the memory block to primary requests, strips citation
+//     blocks from every request's history (V2 keeps them in stored replies) and gives a helper
+//     session its instructions; `prompt` is a user's message;
+//   - tool hook: a tool about to run (external-context pollution);
+//   - the status RPC the TUI part calls;
+//   - the event stream: turns ending, deletions, replies ending (citations counted).
+import type { Guard } from "../guard.js"
+import type { Memory } from "../memory.js"
+import { bundledAgents } from "../write/bundled-agents.js"
+import { memoryRootForms } from "../write/helper-sandbox.js"
+import type { V2Context, V2Event, V2ModelMessage, V2Registration, V2SessionContext, V2ToolEditor } from "./api.js"
+import { installV2Agents } from "./agents.js"
+import { MEMORY_RPC, type MemoryStatus, type SwitchName } from "./rpc.js"
+import { confineSearch } from "./sandbox.js"
+import { toV2Tools } from "./tools.js"
+
+/** What a location needs from the process-wide runtime (runtime.ts). */
+export interface LocationRuntime {
+  readonly confined: ReadonlyMap<string, string>
+  readonly helperSystem: ReadonlyMap<string, string>
+  /** A session seen in this process (the fallback list when there is no service). */
+  observe(sessionId: string): void
+  forget(sessionId: string): void
+  /** False for an event another location's stream already delivered. */
+  firstSight(eventId: string | undefined): boolean
+  status(): MemoryStatus
+  setSwitch(name: SwitchName, value: boolean): Promise<void>
+}
+
+const IDLE_EVENTS = new Set(["session.execution.succeeded", "session.execution.failed", "session.execution.interrupted", "session.idle"])
+
+export async function registerLocation(ctx: V2Context, memory: Memory, runtime: LocationRuntime, guard: Guard, signal: AbortSignal): Promise<V2Registration[]> {
+  const registrations: V2Registration[] = []
+  const tools = toV2Tools(memory.tools(), memory.diagnostics)
+  registrations.push(
+    await ctx.tool.transform((editor) => {
+      for (const tool of tools) editor.add(tool)
+      confineSearchTools(editor, runtime.confined)
+    }),
+  )
+  if (memory.options.generate_memories) {
+    // Read before registering: transform callbacks are synchronous and replayed on every rebuild.
+    const agents = bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts })
+    const roots = memory.controls.memoryRoots.flatMap((root) => memoryRootForms(root))
+    registrations.push(await ctx.agent.transform((editor) => installV2Agents(editor, agents, roots)))
+  }
+  registrations.push(
+    await ctx.session.hook(
+      "context",
+      guard("session.context", (event: V2SessionContext) => contextHook(event, memory, runtime)),
+    ),
+    await ctx.session.hook(
+      "prompt",
+      guard("session.prompt", (event: { sessionID: string }) => {
+        runtime.observe(event.sessionID)
+        memory.onChatMessage(event.sessionID)
+      }),
+    ),
+    await ctx.tool.hook(
+      "execute.before",
+      guard("tool.execute.before", (event: { sessionID: string; tool: string }) => memory.onToolUse(event.sessionID, event.tool)),
+    ),
+  )
+  if (ctx.rpc) {
+    registrations.push(
+      await ctx.rpc.register(MEMORY_RPC, {
+        status: async () => runtime.status(),
+        setSwitch: async (input) => {
+          const { name, value } = input as { name: SwitchName; value: boolean }
+          await runtime.setSwitch(name, value)
+          return runtime.status()
+        },
+        reset: async () => memory.controls.reset(),
+      }),
+    )
+  }
+  void pumpEvents(ctx, memory, runtime, guard, signal)
+  return registrations
+}
+
+function contextHook(event: V2SessionContext, memory: Memory, runtime: LocationRuntime): void {
+  // A helper session gets its own instructions (V2 prompts take no system text) and nothing else.
+  const instructions = runtime.helperSystem.get(event.sessionID)
+  if (instructions !== undefined) {
+    event.system.push({ type: "text", text: instructions })
+    return
+  }
+  stripCitations(event.sessionID, event.messages, memory)
+  // V2 names the request's kind: title, compaction and generate requests get no memory.
+  if (event.kind !== undefined && event.kind !== "primary") return
+  const block = memory.systemBlock({ sessionID: event.sessionID, system: event.system.map((part) => (typeof part.text === "string" ? part.text : "")) })
+  if (block) event.system.push({ type: "text", text: block })
+}
+
+/** Citation blocks kept in stored replies are removed from what the model is sent, and counted once. */
+function stripCitations(sessionId: string, messages: V2ModelMessage[], memory: Memory): void {
+  for (const message of messages) {
+    if (message.role !== "assistant") continue
+    if (typeof message.content === "string") {
+      message.content = memory.citations.storedText(sessionId, message.content)
+      continue
+    }
+    if (!Array.isArray(message.content)) continue
+    for (const part of message.content as Array<{ type?: unknown; text?: unknown }>) {
+      if (part?.type === "text" && typeof part.text === "string") part.text = memory.citations.storedText(sessionId, part.text)
+    }
+  }
+}
+
+/** glob and grep of a confined helper session: its root only, relative searches starting there. */
+function confineSearchTools(editor: V2ToolEditor, confined: ReadonlyMap<string, string>): void {
+  for (const id of ["glob", "grep"]) {
+    if (!editor.get(id)) continue
+    editor.update(id, (tool) => {
+      const original = tool.execute
+      tool.execute = async (input, call) => {
+        const root = confined.get(call.sessionID)
+        if (root === undefined) return original(input, call)
+        const checked = confineSearch(input, root)
+        if (!checked.ok) return { content: `Refused: ${checked.reason}`, metadata: { refused: true } }
+        return original(checked.input, call)
+      }
+    })
+  }
+}
+
+async function pumpEvents(ctx: V2Context, memory: Memory, runtime: LocationRuntime, guard: Guard, signal: AbortSignal): Promise<void> {
+  const handle = guard("event", (event: V2Event) => onEvent(event, memory, runtime))
+  try {
+    for await (const event of ctx.event.subscribe({ signal })) {
+      if (signal.aborted) return
+      if (!runtime.firstSight(event.id)) continue
+      await handle(event)
+    }
+  } catch (error) {
+    if (!signal.aborted) memory.diagnostics.error("event", error)
+  }
+}
+
+function onEvent(event: V2Event, memory: Memory, runtime: LocationRuntime): void {
+  const data = event.data ?? {}
+  const sessionId = typeof data.sessionID === "string" ? data.sessionID : undefined
+  if (!sessionId) return
+  if (IDLE_EVENTS.has(event.type) || (event.type === "session.status" && (data.status as { type?: unknown } | undefined)?.type === "idle")) {
+    runtime.observe(sessionId)
+    memory.onSessionIdle(sessionId)
+  } else if (event.type === "session.created") runtime.observe(sessionId)
+  else if (event.type === "session.deleted") {
+    runtime.forget(sessionId)
+    memory.onSessionDeleted(sessionId)
+  } else if (event.type === "session.text.ended" && typeof data.text === "string") memory.citations.storedText(sessionId, data.text)
+}

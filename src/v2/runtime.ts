@@ -1,0 +1,200 @@
+// The OpenCode 2 side of one plugin definition. OpenCode 2 sets a plugin up once per location
+// (each project folder it serves), several at a time in one process; memory is global, so the
+// locations share one Memory (one pipeline, one database handle), built at the first setup and
+// shut down at the last cleanup. Locations are reference-counted: the host adapter always works
+// through the oldest live location, so a disposed location re-points it to a survivor. The
+// panel's switches are process-wide, persisted in the plugin's storage, and outlive any setup.
+import os from "node:os"
+import { createGuard, type Guard } from "../guard.js"
+import { Memory } from "../memory.js"
+import type { V2Cleanup, V2Context, V2Registration } from "./api.js"
+import { createV2Host, ObservedSessions } from "./host.js"
+import { registerLocation, type LocationRuntime } from "./location.js"
+import type { MemoryStatus, SwitchName } from "./rpc.js"
+import { discoverService, type DiscoveryDeps, type ServiceState } from "./service.js"
+
+export interface V2RuntimeDeps {
+  env: Readonly<Record<string, string | undefined>>
+  homedir?: string
+  /** Folder holding templates/ and opencode.json (tests point it at the checkout). */
+  packageDir?: string
+  now?: () => number
+  /** Replaces service discovery's file reads and HTTP (tests). */
+  discovery?: Partial<Pick<DiscoveryDeps, "fetch" | "readFile" | "pid">>
+  log?: (line: string) => void
+}
+
+interface Live {
+  ctx: V2Context
+  registrations: V2Registration[]
+  abort: AbortController
+}
+
+/** How long a discovery answer is trusted before the service is looked for again. */
+const SERVICE_RECHECK_MS = 30_000
+const SWITCHES_KEY = "switches"
+const EVENT_IDS_KEPT = 2_000
+
+export class V2Runtime implements LocationRuntime {
+  readonly confined = new Map<string, string>()
+  readonly helperSystem = new Map<string, string>()
+  private readonly observed = new ObservedSessions()
+  private readonly live: Live[] = []
+  private readonly eventIds = new Set<string>()
+  private memory: Memory | undefined
+  private guard: Guard | undefined
+  private service: { state: ServiceState; at: number } | undefined
+  private discovering: Promise<ServiceState> | undefined
+
+  constructor(private readonly deps: V2RuntimeDeps) {}
+
+  /** The plugin definition's `setup(ctx)`. Never throws: a failure leaves this location without memory. */
+  async setup(ctx: V2Context): Promise<V2Cleanup> {
+    const first = !this.memory
+    const memory = (this.memory ??= this.createMemory(ctx))
+    const guard = (this.guard ??= createGuard({ diagnostics: memory.diagnostics, faults: memory.faults }))
+    const entry: Live = { ctx, registrations: [], abort: new AbortController() }
+    this.live.push(entry)
+    try {
+      entry.registrations = await registerLocation(ctx, memory, this, guard, entry.abort.signal)
+    } catch (error) {
+      memory.diagnostics.error("setup", error)
+    }
+    if (first) {
+      await this.loadSwitches(ctx, memory)
+      // Start-up work (databases, leftover helpers) runs after setup has returned.
+      const timer = setTimeout(() => void memory.start(), 0)
+      timer.unref?.()
+    }
+    return () => this.release(entry)
+  }
+
+  /** The number of live locations (for tests and the status). */
+  get locations(): number {
+    return this.live.length
+  }
+
+  observe(sessionId: string): void {
+    this.observed.touch(sessionId, Date.now())
+  }
+
+  forget(sessionId: string): void {
+    this.observed.forget(sessionId)
+  }
+
+  firstSight(eventId: string | undefined): boolean {
+    if (!eventId) return true
+    if (this.eventIds.has(eventId)) return false
+    this.eventIds.add(eventId)
+    if (this.eventIds.size > EVENT_IDS_KEPT) this.eventIds.delete(this.eventIds.values().next().value!)
+    return true
+  }
+
+  status(): MemoryStatus {
+    const memory = this.requireMemory()
+    const host = this.host.status()
+    const inspect = memory.controls.inspect()
+    return {
+      switches: { use_memories: memory.switches.useMemories, generate_memories: memory.switches.generateMemories },
+      sessions: { source: host.sessions, detail: host.detail },
+      versions: [...memory.pipelines.values()].map((pipeline) => {
+        const snapshot = pipeline.snapshot()
+        return {
+          version: snapshot.version,
+          selected: snapshot.selected,
+          writes: snapshot.writes,
+          ...(snapshot.phase2?.last_success_at ? { lastSuccess: snapshot.phase2.last_success_at } : {}),
+          ...(snapshot.readiness
+            ? { ready: snapshot.readiness.ready, readiness: `${snapshot.readiness.consolidatedSessions} of ${snapshot.readiness.threshold} sessions in one consolidation` }
+            : {}),
+        }
+      }),
+      text: inspect.text,
+    }
+  }
+
+  async setSwitch(name: SwitchName, value: boolean): Promise<void> {
+    const memory = this.requireMemory()
+    if (name === "use_memories") memory.switches.useMemories = value
+    else memory.switches.generateMemories = value
+    memory.diagnostics.report("info", "panel", `${name} switched ${value ? "on" : "off"}`)
+    await this.active()?.storage?.set(SWITCHES_KEY, { ...memory.switches }).catch((error: unknown) => memory.diagnostics.error("panel", error))
+  }
+
+  private host!: ReturnType<typeof createV2Host>
+
+  private createMemory(ctx: V2Context): Memory {
+    const homedir = this.deps.homedir ?? os.homedir()
+    this.host = createV2Host({
+      ctx: () => this.active() ?? ctx,
+      service: (signal) => this.discover(ctx, homedir, signal),
+      lastService: () => this.service?.state,
+      observed: this.observed,
+      confined: this.confined,
+      helperSystem: this.helperSystem,
+      ...(this.deps.log ? { log: this.deps.log } : {}),
+    })
+    return new Memory(ctx.options ?? {}, {
+      host: this.host,
+      env: this.deps.env,
+      homedir,
+      ...(this.deps.now ? { now: this.deps.now } : {}),
+      ...(this.deps.packageDir ? { packageDir: this.deps.packageDir } : {}),
+      hostStatus: () => this.host.status().detail,
+    })
+  }
+
+  /** The oldest live location: the one the host adapter works through. */
+  private active(): V2Context | undefined {
+    return this.live[0]?.ctx
+  }
+
+  private requireMemory(): Memory {
+    if (!this.memory) throw new Error("memory is not running in this process")
+    return this.memory
+  }
+
+  private async loadSwitches(ctx: V2Context, memory: Memory): Promise<void> {
+    try {
+      const saved = (await ctx.storage?.get(SWITCHES_KEY)) as { useMemories?: unknown; generateMemories?: unknown } | undefined
+      if (typeof saved?.useMemories === "boolean") memory.switches.useMemories = saved.useMemories
+      if (typeof saved?.generateMemories === "boolean") memory.switches.generateMemories = saved.generateMemories
+    } catch (error) {
+      memory.diagnostics.error("panel", error)
+    }
+  }
+
+  /** Looks for the service at most once per interval, one look at a time. */
+  private discover(ctx: V2Context, homedir: string, signal: AbortSignal): Promise<ServiceState> {
+    const cached = this.service
+    if (cached && Date.now() - cached.at < SERVICE_RECHECK_MS) return Promise.resolve(cached.state)
+    this.discovering ??= discoverService(
+      { env: this.deps.env, homedir, pid: this.deps.discovery?.pid ?? process.pid, ...(ctx.app?.channel ? { channel: ctx.app.channel } : {}), ...this.deps.discovery },
+      signal,
+    )
+      .catch((error: Error): ServiceState => ({ state: "unavailable", reason: `looking for the service failed: ${error.message}` }))
+      .then((state) => {
+        const changed = this.service?.state.state !== state.state
+        this.service = { state, at: Date.now() }
+        if (changed) this.memory?.diagnostics.report(state.state === "ready" ? "info" : "warn", "service", this.host.status().detail)
+        return state
+      })
+      .finally(() => {
+        this.discovering = undefined
+      })
+    return this.discovering
+  }
+
+  private async release(entry: Live): Promise<void> {
+    entry.abort.abort()
+    await Promise.all(entry.registrations.map((registration) => registration.dispose().catch(() => undefined)))
+    const index = this.live.indexOf(entry)
+    if (index >= 0) this.live.splice(index, 1)
+    if (this.live.length > 0) return
+    // The last location: memory shuts down; a later setup starts it again.
+    const memory = this.memory
+    this.memory = undefined
+    this.guard = undefined
+    await memory?.dispose()
+  }
+}

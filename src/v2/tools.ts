@@ -1,0 +1,56 @@
+// Host-neutral tool specs -> OpenCode 2 tool definitions. Inputs are JSON Schema built from the
+// same zod shapes V1 uses, and every tool sets `codemode: false`: OpenCode 2 otherwise reaches
+// plugin tools only through its Code Mode `execute` tool, and the read-path prompt names these
+// tools as the model sees them. Arguments are checked with the spec's own schema before it runs,
+// and every failure comes back as the same readable reply as on V1.
+import { errorReply } from "../../tools/reply.js"
+import type { ToolCall, ToolSpec } from "../../tools/spec.js"
+import { MemoryError } from "../backend/errors.js"
+import type { Diagnostics } from "../diagnostics.js"
+import { z } from "../util/zod.js"
+import type { V2ToolCall, V2ToolInfo, V2ToolResult } from "./api.js"
+
+/** Tools whose use the user must approve: the host asks for the named permission before they run. */
+const APPROVED_BY_HOST: Readonly<Record<string, string>> = { memory_reset: "memory_reset" }
+
+export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics): V2ToolInfo[] {
+  return specs.map((spec) => {
+    const schema = z.object(spec.args)
+    const permission = APPROVED_BY_HOST[spec.name]
+    return {
+      name: spec.name,
+      description: spec.description,
+      input: z.toJSONSchema(schema) as Record<string, unknown>,
+      options: { codemode: false, ...(permission ? { permission } : {}) },
+      async execute(input: unknown, call: V2ToolCall): Promise<V2ToolResult> {
+        const parsed = schema.safeParse(input ?? {})
+        if (!parsed.success) {
+          const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")
+          return toResult(errorReply(spec.name, new MemoryError("invalid_argument", detail)))
+        }
+        try {
+          return toResult(await spec.execute(parsed.data as never, toolCall(call)))
+        } catch (error) {
+          // Wrong arguments are the model's to fix; anything else is worth a diagnostic.
+          if (!(error instanceof MemoryError) || error.kind === "io") diagnostics.error(spec.name, error)
+          return toResult(errorReply(spec.name, error))
+        }
+      },
+    }
+  })
+}
+
+function toolCall(call: V2ToolCall): ToolCall {
+  return {
+    sessionID: call.sessionID,
+    messageID: call.messageID ?? "",
+    agent: call.agent ?? "",
+    abort: call.signal ?? new AbortController().signal,
+    // OpenCode 2 evaluates a tool's permission before running it: reaching here means it was granted.
+    ask: async () => undefined,
+  }
+}
+
+function toResult(reply: { title?: string; output: string; metadata?: Record<string, unknown> }): V2ToolResult {
+  return { content: reply.output, metadata: { ...(reply.title ? { title: reply.title } : {}), ...reply.metadata } }
+}
