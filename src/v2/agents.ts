@@ -22,8 +22,10 @@ export function installV2Agents(editor: V2AgentEditor, bundled: AgentDefinitions
       agent.permissions = v2HelperRules(role, memoryRoots)
     })
   }
-  for (const { id } of editor.list?.() ?? []) {
-    if (id in ROLES) continue
+  for (const entry of editor.list?.() ?? []) {
+    // Releases differ: a list of ids, or of agents.
+    const id = typeof entry === "string" ? entry : (entry as { id?: unknown } | undefined)?.id
+    if (typeof id !== "string" || id in ROLES) continue
     editor.update(id, (agent) => {
       agent.permissions = askBeforeReset(agent.permissions ?? [])
     })

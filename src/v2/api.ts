@@ -14,7 +14,13 @@ export type V2Cleanup = () => Promise<void> | void
 
 export interface V2Plugin {
   readonly id: string
-  setup(ctx: V2Context): Promise<V2Cleanup | void> | V2Cleanup | void
+  setup(ctx: V2Context | V2RegistrationContext): Promise<V2Cleanup | void> | V2Cleanup | void
+}
+
+/** A full OpenCode 2 context: the domains a memory runtime needs are there. */
+export function isFullContext(ctx: V2Context | V2RegistrationContext): ctx is V2Context {
+  const full = ctx as Partial<V2Context>
+  return typeof full.session?.hook === "function" && typeof full.tool?.transform === "function" && typeof full.event?.subscribe === "function" && typeof full.location?.directory === "string"
 }
 
 export interface V2Location {
@@ -161,7 +167,7 @@ export interface V2AgentInfo {
 }
 
 export interface V2AgentEditor {
-  list?(): readonly { id: string }[]
+  list?(): readonly unknown[]
   /** Creates the agent when it is missing. */
   update(id: string, edit: (agent: V2AgentInfo) => void): void
 }
@@ -174,13 +180,22 @@ export interface V2Event {
   location?: { directory?: string }
 }
 
+/**
+ * What OpenCode 1.18's own V2 loader passes to `setup`: registration domains only (no session,
+ * tool, event or location). It converts a V1 config's `plugin` list, so it sets up this module too.
+ */
+export interface V2RegistrationContext {
+  readonly options?: Readonly<Record<string, unknown>>
+  readonly agent?: { transform(callback: (editor: V2AgentEditor) => void): Promise<V2Registration>; reload?(): Promise<void> }
+}
+
 export interface V2Context {
   readonly app?: { name?: string; version?: string; channel?: string }
   readonly location: V2Location
   readonly options?: Readonly<Record<string, unknown>>
   readonly session: V2SessionDomain
   readonly tool: V2ToolDomain
-  readonly agent: { transform(callback: (editor: V2AgentEditor) => void): Promise<V2Registration> }
+  readonly agent: { transform(callback: (editor: V2AgentEditor) => void): Promise<V2Registration>; reload?(): Promise<void> }
   readonly event: { subscribe(options?: { signal?: AbortSignal }): AsyncIterable<V2Event> }
   readonly generate?: { text(input: { prompt: string; model?: V2ModelRef }): Promise<{ text: string }> }
   readonly mcp?: { list(): Promise<unknown> }

@@ -16,7 +16,7 @@ import { memoryRootForms } from "../write/helper-sandbox.js"
 import type { V2Context, V2Event, V2ModelMessage, V2Registration, V2SessionContext, V2ToolEditor } from "./api.js"
 import { installV2Agents } from "./agents.js"
 import { MEMORY_RPC, type MemoryStatus, type SwitchName } from "./rpc.js"
-import { confineSearch } from "./sandbox.js"
+import { confineFile, confineSearch } from "./sandbox.js"
 import { toV2Tools } from "./tools.js"
 
 /** What a location needs from the process-wide runtime (runtime.ts). */
@@ -48,6 +48,8 @@ export async function registerLocation(ctx: V2Context, memory: Memory, runtime: 
     const agents = bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts })
     const roots = memory.controls.memoryRoots.flatMap((root) => memoryRootForms(root))
     registrations.push(await ctx.agent.transform((editor) => installV2Agents(editor, agents, roots)))
+    // Some releases apply a transform made during setup only after a reload.
+    await ctx.agent.reload?.()
   }
   registrations.push(
     await ctx.session.hook(
@@ -112,16 +114,21 @@ function stripCitations(sessionId: string, messages: V2ModelMessage[], memory: M
   }
 }
 
-/** glob and grep of a confined helper session: its root only, relative searches starting there. */
+/**
+ * The built-in file and search tools, for a confined helper session: its root only. glob and grep
+ * are checked by pattern in the rules, so this check is their only path bound; read, write and
+ * edit get it too, beside the rules.
+ */
 function confineSearchTools(editor: V2ToolEditor, confined: ReadonlyMap<string, string>): void {
-  for (const id of ["glob", "grep"]) {
+  const checks = { glob: confineSearch, grep: confineSearch, read: confineFile, write: confineFile, edit: confineFile }
+  for (const [id, check] of Object.entries(checks)) {
     if (!editor.get(id)) continue
     editor.update(id, (tool) => {
       const original = tool.execute
       tool.execute = async (input, call) => {
         const root = confined.get(call.sessionID)
         if (root === undefined) return original(input, call)
-        const checked = confineSearch(input, root)
+        const checked = check(input, root)
         if (!checked.ok) return { content: `Refused: ${checked.reason}`, metadata: { refused: true } }
         return original(checked.input, call)
       }

@@ -7,7 +7,15 @@
 import os from "node:os"
 import { createGuard, type Guard } from "../guard.js"
 import { Memory } from "../memory.js"
-import type { V2Cleanup, V2Context, V2Registration } from "./api.js"
+import { parseOptions } from "../options.js"
+import { VERSIONS } from "../pipeline/versions.js"
+import { packageRoot } from "../util/package-root.js"
+import { memoryPaths, resolveHome } from "../util/paths.js"
+import { testSwitches } from "../util/test-switches.js"
+import { bundledAgents } from "../write/bundled-agents.js"
+import { memoryRootForms } from "../write/helper-sandbox.js"
+import { installV2Agents } from "./agents.js"
+import { isFullContext, type V2Cleanup, type V2Context, type V2Registration, type V2RegistrationContext } from "./api.js"
 import { createV2Host, ObservedSessions } from "./host.js"
 import { registerLocation, type LocationRuntime } from "./location.js"
 import type { MemoryStatus, SwitchName } from "./rpc.js"
@@ -48,8 +56,13 @@ export class V2Runtime implements LocationRuntime {
 
   constructor(private readonly deps: V2RuntimeDeps) {}
 
-  /** The plugin definition's `setup(ctx)`. Never throws: a failure leaves this location without memory. */
-  async setup(ctx: V2Context): Promise<V2Cleanup> {
+  /**
+   * The plugin definition's `setup(ctx)`. Never throws: a failure leaves this location without
+   * memory. A registration-only context (OpenCode 1.18's own V2 loader, which sets this module up
+   * beside its V1 `server`) gets the helper agents and nothing else: memory runs through `server`.
+   */
+  async setup(ctx: V2Context | V2RegistrationContext): Promise<V2Cleanup> {
+    if (!isFullContext(ctx)) return this.registerAgentsOnly(ctx)
     const first = !this.memory
     const memory = (this.memory ??= this.createMemory(ctx))
     const guard = (this.guard ??= createGuard({ diagnostics: memory.diagnostics, faults: memory.faults }))
@@ -67,6 +80,28 @@ export class V2Runtime implements LocationRuntime {
       timer.unref?.()
     }
     return () => this.release(entry)
+  }
+
+  private async registerAgentsOnly(ctx: V2RegistrationContext): Promise<V2Cleanup> {
+    const agent = ctx.agent
+    if (!agent) return () => undefined
+    try {
+      const { options } = parseOptions(ctx.options ?? {})
+      if (!options.generate_memories) return () => undefined
+      const homedir = this.deps.homedir ?? os.homedir()
+      const home = resolveHome(options.home, this.deps.env, homedir)
+      const roots = VERSIONS.flatMap((version) => memoryRootForms(memoryPaths(home.home, home.source, version).memoryRoot))
+      const packageDir = this.deps.packageDir ?? packageRoot()
+      const agents = bundledAgents(packageDir, memoryPaths(home.home, home.source, options.version).memoryRoot, { prompts: testSwitches(this.deps.env).helperPrompts })
+      const registration = await agent.transform((editor) => installV2Agents(editor, agents, roots))
+      // 1.18 applies a transform made during setup only after a reload.
+      await agent.reload?.()
+      return () => registration.dispose()
+    } catch (error) {
+      // No memory runs in this context, so no diagnostics: the host's stderr is the log.
+      ;(this.deps.log ?? ((line: string) => console.error(line)))(`[codex-memory] warn: could not register the helper agents: ${(error as Error).message}`)
+      return () => undefined
+    }
   }
 
   /** The number of live locations (for tests and the status). */

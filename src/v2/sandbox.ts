@@ -3,7 +3,7 @@
 // name the memory root: file tools may touch it and nothing else, its `.git` baseline never. The
 // search tools are checked by pattern rather than by path, so their calls are also checked here,
 // in process: a search of the helper's session must stay inside its one root, and a relative one
-// starts there. Pure.
+// starts there; file tools get the same check in process, beside the rules. Pure.
 import path from "node:path"
 import type { V2Rule } from "./api.js"
 
@@ -48,6 +48,21 @@ export function confineSearch(input: unknown, root: string): SearchCheck {
     if (path.isAbsolute(value) || value.split(/[\\/]/).includes("..")) return { ok: false, reason: `the ${key} "${value}" would leave the memory folder ${base}` }
   }
   return { ok: true, input: { ...fields, path: target } }
+}
+
+/**
+ * A read, write or edit call of a confined helper, checked against its root in process, beside
+ * the session's rules: a relative file is taken from the root (not from the user's project, the
+ * session's location), an absolute one must lie inside the root.
+ */
+export function confineFile(input: unknown, root: string): SearchCheck {
+  const fields = typeof input === "object" && input !== null && !Array.isArray(input) ? { ...(input as Record<string, unknown>) } : {}
+  const key = typeof fields.filePath === "string" ? "filePath" : typeof fields.path === "string" ? "path" : undefined
+  if (!key) return { ok: false, reason: "a file tool of the memory consolidator needs a filePath" }
+  const base = path.resolve(root)
+  const target = path.resolve(base, fields[key] as string)
+  if (!inside(base, target)) return { ok: false, reason: `file tools are confined to the memory folder ${base}; ${String(fields[key])} is outside it` }
+  return { ok: true, input: { ...fields, [key]: target } }
 }
 
 function inside(root: string, target: string): boolean {

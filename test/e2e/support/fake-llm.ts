@@ -138,7 +138,7 @@ function replyKind(reply: FakeReply): RequestKind {
   return reply.kind ?? (reply.structured ? "structured" : "agent")
 }
 
-function isError(reply: FakeReply): boolean {
+export function isError(reply: FakeReply): boolean {
   return reply.status !== undefined || reply.error !== undefined
 }
 
@@ -146,9 +146,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 // ---------------------------------------------------------------------------------------------
 
-export class FakeLlm {
-  private readonly server: http.Server
-  private readonly port: number
+/**
+ * The scripted model itself, with no transport: queued replies, handlers, the request log. The
+ * HTTP server below (FakeLlm) and the in-process OpenCode 2 fake (test/fakes/opencode2.ts) both
+ * answer through it, so one script drives either host.
+ */
+export class ScriptedModel {
   private queue: FakeReply[] = []
   private log: LoggedRequest[] = []
   private counter = 0
@@ -157,28 +160,6 @@ export class FakeLlm {
   private agentHandler: AgentHandler | undefined
   /** Slows every handler-made structured answer (per streamed chunk), to show work is in the background. */
   structuredDelayMs = 0
-
-  private constructor(server: http.Server, port: number) {
-    this.server = server
-    this.port = port
-  }
-
-  /** Starts a server on 127.0.0.1 with a port chosen by the OS. */
-  static async start(): Promise<FakeLlm> {
-    const server = http.createServer()
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject)
-      server.listen(0, "127.0.0.1", () => resolve())
-    })
-    const fake = new FakeLlm(server, (server.address() as AddressInfo).port)
-    server.on("request", (req, res) => void fake.handle(req, res))
-    return fake
-  }
-
-  /** Base URL for an OpenAI-compatible provider (`.../v1`). */
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/v1`
-  }
 
   /** Every chat request received since start or the last `reset()`, oldest first. */
   requests(): LoggedRequest[] {
@@ -221,6 +202,68 @@ export class FakeLlm {
     this.structuredDelayMs = 0
   }
 
+  /** The reply to one request, logged. `kind` overrides what the request looks like (a host's own request kinds). */
+  answer(body: ChatRequest, kind: RequestKind = classify(body)): FakeReply {
+    const reply = this.takeQueued(body, kind) ?? this.defaultReply(body, kind)
+    this.log.push({ kind, body, reply, receivedAt: Date.now() })
+    return reply
+  }
+
+  private takeQueued(body: ChatRequest, kind: RequestKind): FakeReply | undefined {
+    const userText = lastUserText(body)
+    const index = this.queue.findIndex(
+      (r) => replyKind(r) === kind && (r.match === undefined || userText.includes(r.match)),
+    )
+    if (index < 0) return undefined
+    return this.queue.splice(index, 1)[0]
+  }
+
+  private defaultReply(body: ChatRequest, kind: RequestKind): FakeReply {
+    // A structured request has to end with a StructuredOutput call, so the handler goes first.
+    if (kind === "structured" && this.structuredHandler && !hasCalledStructuredOutput(body)) {
+      const args = this.structuredHandler(body)
+      if (args) return { structured: args, ...(this.structuredDelayMs ? { delayMs: this.structuredDelayMs } : {}) }
+    }
+    if (kind === "agent" && this.agentHandler) {
+      const reply = this.agentHandler(body)
+      if (reply) return reply
+    }
+    const last = lastMessage(body)
+    if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }
+    if (kind === "title") return { text: this.titleHandler?.(body) ?? "Fake title" }
+    this.counter += 1
+    return { text: `FAKE-REPLY #${this.counter}` }
+  }
+}
+
+/** The scripted model behind an OpenAI-compatible HTTP server on 127.0.0.1, for the real OpenCode. */
+export class FakeLlm extends ScriptedModel {
+  private readonly server: http.Server
+  private readonly port: number
+
+  private constructor(server: http.Server, port: number) {
+    super()
+    this.server = server
+    this.port = port
+  }
+
+  /** Starts a server on 127.0.0.1 with a port chosen by the OS. */
+  static async start(): Promise<FakeLlm> {
+    const server = http.createServer()
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject)
+      server.listen(0, "127.0.0.1", () => resolve())
+    })
+    const fake = new FakeLlm(server, (server.address() as AddressInfo).port)
+    server.on("request", (req, res) => void fake.handle(req, res))
+    return fake
+  }
+
+  /** Base URL for an OpenAI-compatible provider (`.../v1`). */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/v1`
+  }
+
   async close(): Promise<void> {
     // OpenCode keeps HTTP connections alive; drop them so close() does not wait for their timeout.
     this.server.closeAllConnections()
@@ -248,46 +291,17 @@ export class FakeLlm {
   }
 
   private async complete(body: ChatRequest, res: http.ServerResponse): Promise<void> {
-    const kind = classify(body)
-    const reply = this.takeQueued(body, kind) ?? this.defaultReply(body, kind)
-    this.log.push({ kind, body, reply, receivedAt: Date.now() })
-
+    const reply = this.answer(body)
     if (isError(reply)) {
       if (reply.delayMs) await sleep(reply.delayMs)
       return sendJson(res, reply.status ?? 400, errorBody(reply.error ?? "fake-llm: scripted error"))
     }
-    const completion = toCompletion(reply, body.model ?? "fake-model", this.log.length)
+    const completion = toCompletion(reply, body.model ?? "fake-model", this.requests().length)
     if (body.stream) await streamCompletion(res, completion, reply.delayMs ?? 0)
     else {
       if (reply.delayMs) await sleep(reply.delayMs)
       sendJson(res, 200, jsonCompletion(completion))
     }
-  }
-
-  private takeQueued(body: ChatRequest, kind: RequestKind): FakeReply | undefined {
-    const userText = lastUserText(body)
-    const index = this.queue.findIndex(
-      (r) => replyKind(r) === kind && (r.match === undefined || userText.includes(r.match)),
-    )
-    if (index < 0) return undefined
-    return this.queue.splice(index, 1)[0]
-  }
-
-  private defaultReply(body: ChatRequest, kind: RequestKind): FakeReply {
-    // A structured request has to end with a StructuredOutput call, so the handler goes first.
-    if (kind === "structured" && this.structuredHandler && !hasCalledStructuredOutput(body)) {
-      const args = this.structuredHandler(body)
-      if (args) return { structured: args, ...(this.structuredDelayMs ? { delayMs: this.structuredDelayMs } : {}) }
-    }
-    if (kind === "agent" && this.agentHandler) {
-      const reply = this.agentHandler(body)
-      if (reply) return reply
-    }
-    const last = lastMessage(body)
-    if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }
-    if (kind === "title") return { text: this.titleHandler?.(body) ?? "Fake title" }
-    this.counter += 1
-    return { text: `FAKE-REPLY #${this.counter}` }
   }
 }
 
