@@ -55,6 +55,8 @@ interface Session {
 
 interface Location {
   directory: string
+  /** Unset for a location with no plugin set up. */
+  pluginId: string | undefined
   ctx: V2Context
   cleanup?: V2Cleanup | void
   toolTransforms: Array<(editor: V2ToolEditor) => void>
@@ -110,10 +112,19 @@ export class FakeOpenCode2 {
 
   /** Sets the plugin up for a location (a project folder), as OpenCode 2 does on first use of it. */
   async setup(plugin: V2Plugin, directory: string, options: Record<string, unknown> = {}): Promise<void> {
-    if (this.locations.has(directory)) throw new Error(`location ${directory} is already set up`)
+    if (this.locations.get(directory)?.pluginId) throw new Error(`location ${directory} is already set up`)
     const location = this.newLocation(plugin.id, directory, options)
     this.locations.set(directory, location)
     location.cleanup = await plugin.setup(location.ctx)
+  }
+
+  /** A location OpenCode serves with no plugin set up there (yet): its sessions run, unhooked. */
+  private ensureLocation(directory: string): Location {
+    const existing = this.locations.get(directory)
+    if (existing) return existing
+    const bare = this.newLocation(undefined, directory, {})
+    this.locations.set(directory, bare)
+    return bare
   }
 
   /** Releases a location: the plugin's cleanup runs, then every registration it made goes. */
@@ -131,12 +142,16 @@ export class FakeOpenCode2 {
   }
 
   async disposeAll(): Promise<void> {
-    for (const directory of [...this.locations.keys()]) await this.dispose(directory)
+    for (const [directory, location] of [...this.locations]) {
+      if (location.pluginId) await this.dispose(directory)
+      else this.locations.delete(directory)
+    }
     await this.stopService()
   }
 
+  /** Locations with a plugin set up. */
   locationCount(): number {
-    return this.locations.size
+    return [...this.locations.values()].filter((location) => location.pluginId).length
   }
 
   /** The tools a model in this location is offered: built-ins, and plugin tools with codemode off. */
@@ -163,13 +178,13 @@ export class FakeOpenCode2 {
   // Driving it as a user would
 
   async createSession(directory: string, title = "New session"): Promise<string> {
-    return (await this.create(this.requireLocation(directory), { title })).id
+    return (await this.create(this.ensureLocation(directory), { title })).id
   }
 
   /** A user's message: prompt hooks, then the agent loop to its end. */
   async prompt(sessionId: string, text: string): Promise<void> {
     const session = this.requireSession(sessionId)
-    const location = this.requireLocation(session.info.location!.directory)
+    const location = this.ensureLocation(session.info.location!.directory)
     const event = { sessionID: sessionId, messageID: this.id("msg"), prompt: { text } }
     await this.runHooks(location, "prompt", event)
     this.admit(session, event.prompt.text)
@@ -274,9 +289,10 @@ export class FakeOpenCode2 {
   // ---------------------------------------------------------------------------------------------
   // The plugin context
 
-  private newLocation(pluginId: string, directory: string, options: Record<string, unknown>): Location {
+  private newLocation(pluginId: string | undefined, directory: string, options: Record<string, unknown>): Location {
     const location: Location = {
       directory,
+      pluginId,
       ctx: undefined as never,
       toolTransforms: [],
       agentTransforms: [],
@@ -290,8 +306,8 @@ export class FakeOpenCode2 {
     }
     this.rebuildTools(location)
     this.rebuildAgents(location)
-    const store = this.storage.get(pluginId) ?? new Map<string, unknown>()
-    this.storage.set(pluginId, store)
+    const store = this.storage.get(pluginId ?? "") ?? new Map<string, unknown>()
+    this.storage.set(pluginId ?? "", store)
     const registration = (release: () => void): V2Registration => ({ dispose: async () => release() })
     const live = () => {
       if (location.disposed) throw new Error(`location ${directory} was disposed`)
@@ -472,7 +488,7 @@ export class FakeOpenCode2 {
 
   /** One model request: the context hooks edit it, the scripted model answers it. */
   private async request(session: Session, kind: FakeRequestRecord["kind"]): Promise<FakeReply> {
-    const location = this.requireLocation(session.info.location!.directory)
+    const location = this.ensureLocation(session.info.location!.directory)
     const agentId = session.info.agent ?? "build"
     const agent = location.agents.get(agentId) ?? DEFAULT_AGENT
     const native = this.nativeTools(location.directory)
@@ -486,7 +502,8 @@ export class FakeOpenCode2 {
       options: {},
       tools: Object.fromEntries(native.filter((name) => this.offered(location, session, name)).map((name) => [name, { description: location.tools.get(name)?.description ?? name, input: location.tools.get(name)?.input ?? {} }])),
     }
-    // A hook that throws fails the request, as in OpenCode 2.
+    // A hook that throws fails the request, as in OpenCode 2. Title and compaction requests run
+    // the context hooks too, as releases whose requests name their kind do.
     await this.runHooks(location, "context", event)
     const request: ChatRequest = {
       model: "fake-model",
@@ -502,7 +519,7 @@ export class FakeOpenCode2 {
   }
 
   private async runTool(session: Session, call: { name: string; arguments?: unknown; id?: string }): Promise<unknown> {
-    const location = this.requireLocation(session.info.location!.directory)
+    const location = this.ensureLocation(session.info.location!.directory)
     const callId = call.id ?? this.id("call")
     const input = typeof call.arguments === "string" ? JSON.parse(call.arguments) : (call.arguments ?? {})
     const finish = (status: "completed" | "error", text: string) => ({ type: "tool", id: callId, name: call.name, state: { status, input: JSON.stringify(input), content: [{ type: "text", text }] } })
