@@ -57,8 +57,9 @@ export function confineSearch(input: unknown, root: string): SearchCheck {
  */
 export function confineFile(input: unknown, root: string): SearchCheck {
   const fields = typeof input === "object" && input !== null && !Array.isArray(input) ? { ...(input as Record<string, unknown>) } : {}
-  const key = typeof fields.filePath === "string" ? "filePath" : typeof fields.path === "string" ? "path" : undefined
-  if (!key) return { ok: false, reason: "a file tool of the memory consolidator needs a filePath" }
+  // OpenCode 2's file tools name the file `path`; `filePath` is V1's name, checked all the same.
+  const key = typeof fields.path === "string" ? "path" : typeof fields.filePath === "string" ? "filePath" : undefined
+  if (!key) return { ok: false, reason: "a file tool of the memory consolidator needs a path" }
   const base = path.resolve(root)
   const target = path.resolve(base, fields[key] as string)
   if (!inside(base, target)) return { ok: false, reason: `file tools are confined to the memory folder ${base}; ${String(fields[key])} is outside it` }

@@ -576,8 +576,9 @@ export class FakeOpenCode2 {
       throw new Error(message)
     }
     const sessionOf = (id: string) => this.requireSession(id)
+    // OpenCode 2's file tools name their file `path` (1.18.33's V2 engine refuses `filePath`).
     const file = async (action: string, input: Record<string, unknown>, sessionID: string) => {
-      const target = typeof input.filePath === "string" ? input.filePath : fail("filePath is required")
+      const target = typeof input.path === "string" ? input.path : fail('Invalid tool input: Missing key at ["path"]')
       const denied = this.check(location, sessionOf(sessionID), action, target)
       if (denied) fail(denied)
       return path.resolve(location.directory, target)

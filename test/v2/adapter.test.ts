@@ -145,7 +145,7 @@ describe("learning on OpenCode 2", () => {
     const outside = path.join(setup.root, "outside.txt")
     fs.writeFileSync(outside, "ORIGINAL")
     const root = path.join(setup.home, "memories")
-    const consolidator = diffDrivenConsolidator(root)
+    const consolidator = diffDrivenConsolidator(root, { pathKey: "path" })
     const probes: string[] = []
     setup.fake.model.setStructuredHandler(extractor(fact))
     setup.fake.model.setAgentHandler((request) => {
@@ -154,8 +154,8 @@ describe("learning on OpenCode 2", () => {
         probes.push("sent")
         return {
           toolCalls: [
-            { name: "write", arguments: { filePath: outside, content: "CHANGED" } },
-            { name: "read", arguments: { filePath: path.join(setup.root, "outside.txt") } },
+            { name: "write", arguments: { path: outside, content: "CHANGED" } },
+            { name: "read", arguments: { path: path.join(setup.root, "outside.txt") } },
             { name: "glob", arguments: { pattern: "*", path: setup.root } },
             { name: "grep", arguments: { pattern: "ORIGINAL", path: "../.." } },
             { name: "glob", arguments: { pattern: "rollout_summaries/*" } },

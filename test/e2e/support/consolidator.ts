@@ -29,6 +29,8 @@ export interface ConsolidatorOptions {
   layout?: "v1" | "v2"
   /** What a fact looks like in a line (the match is the fact). */
   fact?: RegExp
+  /** The argument the host's file tools name their file with: OpenCode 1 `filePath`, OpenCode 2 `path`. */
+  pathKey?: "filePath" | "path"
 }
 
 /** Where an added fact came from: its file in the folder, and that file's header lines (session_id, date, cwd...). */
@@ -41,6 +43,7 @@ export interface FactOrigin {
 export function diffDrivenConsolidator(root: string, options: ConsolidatorOptions = {}): { handler: AgentHandler; runs: ConsolidatorRun[] } {
   const layout = options.layout ?? "v1"
   const pattern = options.fact ?? DEFAULT_FACT
+  const key = options.pathKey ?? "filePath"
   const runs: ConsolidatorRun[] = []
   // V2 entries name the file a fact came from, as the diff showed it when the fact was added.
   const origins = new Map<string, FactOrigin>()
@@ -54,7 +57,7 @@ export function diffDrivenConsolidator(root: string, options: ConsolidatorOption
     if (!lastUserText(request).includes(CONSOLIDATE) || !servesRoot(request, root)) return undefined
     const calls = (request.messages ?? []).filter((m) => m.role === "assistant" && (m.tool_calls ?? []).length > 0).length
     if (calls === 0) {
-      return { toolCalls: [DIFF_FILE, ...writes].map((name) => ({ name: "read", arguments: { filePath: file(name) } })) }
+      return { toolCalls: [DIFF_FILE, ...writes].map((name) => ({ name: "read", arguments: { [key]: file(name) } })) }
     }
     if (calls === 1) {
       const results = toolResults(request)
@@ -66,7 +69,7 @@ export function diffDrivenConsolidator(root: string, options: ConsolidatorOption
       runs.push({ diff, added, removed, facts })
     }
     const name = writes[calls - 1]
-    if (name) return { toolCalls: [{ name: "write", arguments: { filePath: file(name), content: render(name, runs.at(-1)?.facts ?? []) } }] }
+    if (name) return { toolCalls: [{ name: "write", arguments: { [key]: file(name), content: render(name, runs.at(-1)?.facts ?? []) } }] }
     return { text: `Updated ${writes.join(" and ")} from the diff.` }
   }
   return { handler, runs }
@@ -142,8 +145,9 @@ function toolResults(request: ChatRequest): Map<string, string> {
   for (const message of request.messages ?? []) {
     for (const call of message.tool_calls ?? []) {
       try {
-        const args = JSON.parse(call.function?.arguments ?? "{}") as { filePath?: string }
-        if (call.id && args.filePath) files.set(call.id, args.filePath)
+        const args = JSON.parse(call.function?.arguments ?? "{}") as { filePath?: string; path?: string }
+        const target = args.filePath ?? args.path
+        if (call.id && target) files.set(call.id, target)
       } catch {
         // not a call this consolidator made
       }
