@@ -465,6 +465,9 @@ export class FakeOpenCode2 {
           return
         }
         const reply = await this.request(session, "primary")
+        // A slow model: the session can still be interrupted while it waits.
+        for (let waited = 0; waited < (reply.delayMs ?? 0) && !session.interrupted; waited += 50) await sleep(50)
+        if (session.interrupted) continue
         if (isError(reply)) {
           const error = { name: "APIError", message: reply.error ?? "scripted error", ...(reply.status ? { status: reply.status } : {}) }
           session.messages.push({ id: this.id("msg"), type: "assistant", content: [], error, time: { created: Date.now() } })
@@ -734,6 +737,10 @@ function toChatMessages(messages: ReadonlyArray<{ role: string; content: unknown
     out.push({ role: message.role, content: text, ...(calls.length ? { tool_calls: calls } : {}) })
   }
   return out
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
 function wildcard(pattern: string, value: string): boolean {
