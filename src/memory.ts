@@ -10,7 +10,7 @@ import { MemoryControls } from "./control/controls.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
 import type { Host } from "./host.js"
 import { parseModel, parseOptions, type MemoryOptions } from "./options.js"
-import { Catalog, type StoreState } from "./pipeline/catalog.js"
+import { Catalog } from "./pipeline/catalog.js"
 import { SessionVersions } from "./pipeline/session-versions.js"
 import { VersionPipeline } from "./pipeline/version-pipeline.js"
 import { VERSIONS, versionSpec } from "./pipeline/versions.js"
@@ -26,8 +26,6 @@ import { RateLimitBreaker } from "./write/breaker.js"
 import { ExternalContext } from "./write/external-context.js"
 import { describeIgnoredAgentKeys } from "./write/helper-agents.js"
 import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
-
-export type { StoreState } from "./pipeline/catalog.js"
 
 export interface MemoryDeps {
   host: Host
@@ -158,10 +156,6 @@ export class Memory {
   /** The catalog's tables (modes, stamps, citations, the redaction audit), once open. */
   store(): MemoryStore | undefined {
     return this.catalog.store
-  }
-
-  storeStatus(): StoreState {
-    return this.catalog.state()
   }
 
   /** Start-up work, run after the host has finished loading plugins. Never throws. */

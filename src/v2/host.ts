@@ -51,13 +51,13 @@ export interface V2HostDeps {
   confined: Map<string, string>
   /** Each helper session's own instructions, for the context hook to add (V2 prompts take no system text). */
   helperSystem: Map<string, string>
-  log?: (line: string) => void
+  /** OpenCode 2 gives plugins no log API: the runtime writes to the server's stderr. */
+  log: (line: string) => void
 }
 
 const HELPER_AGENTS = { extract: "memorize-extract", consolidate: "memorize" } as const
 
 export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus } {
-  const write = deps.log ?? ((line: string) => console.error(line))
   const ready = async (signal: AbortSignal) => {
     const state = await deps.service(signal)
     return state.state === "ready" ? state.client : undefined
@@ -67,8 +67,7 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
     kind: "opencode2",
 
     async log(level: LogLevel, message: string) {
-      // OpenCode 2 gives plugins no log API: its server log takes the process's stderr.
-      if (level !== "debug") write(`[codex-memory] ${level}: ${message}`)
+      if (level !== "debug") deps.log(`[codex-memory] ${level}: ${message}`)
     },
 
     async listRootSessions({ signal, search }) {

@@ -53,8 +53,19 @@ export class V2Runtime implements LocationRuntime {
   private guard: Guard | undefined
   private service: { state: ServiceState; at: number } | undefined
   private discovering: Promise<ServiceState> | undefined
+  private readonly host: ReturnType<typeof createV2Host>
 
-  constructor(private readonly deps: V2RuntimeDeps) {}
+  constructor(private readonly deps: V2RuntimeDeps) {
+    this.host = createV2Host({
+      ctx: () => this.requireActive(),
+      service: (signal) => this.discover(signal),
+      lastService: () => this.service?.state,
+      observed: this.observed,
+      confined: this.confined,
+      helperSystem: this.helperSystem,
+      log: (line) => this.write(line),
+    })
+  }
 
   /**
    * The plugin definition's `setup(ctx)`. Never throws: a failure leaves this location without
@@ -63,11 +74,19 @@ export class V2Runtime implements LocationRuntime {
    */
   async setup(ctx: V2Context | V2RegistrationContext): Promise<V2Cleanup> {
     if (!isFullContext(ctx)) return this.registerAgentsOnly(ctx)
-    const first = !this.memory
-    const memory = (this.memory ??= this.createMemory(ctx))
-    const guard = (this.guard ??= createGuard({ diagnostics: memory.diagnostics, faults: memory.faults }))
     const entry: Live = { ctx, registrations: [], abort: new AbortController() }
     this.live.push(entry)
+    const first = !this.memory
+    let memory: Memory
+    try {
+      memory = this.memory ??= this.createMemory(ctx.options ?? {})
+    } catch (error) {
+      // Nothing to run (a broken install): OpenCode goes on as if the plugin were absent.
+      this.live.splice(this.live.indexOf(entry), 1)
+      this.write(`[codex-memory] error: opencode-codex-memory disabled: ${(error as Error).message}`)
+      return () => undefined
+    }
+    const guard = (this.guard ??= createGuard({ diagnostics: memory.diagnostics, faults: memory.faults }))
     try {
       entry.registrations = await registerLocation(ctx, memory, this, guard, entry.abort.signal)
     } catch (error) {
@@ -99,7 +118,7 @@ export class V2Runtime implements LocationRuntime {
       return () => registration.dispose()
     } catch (error) {
       // No memory runs in this context, so no diagnostics: the host's stderr is the log.
-      ;(this.deps.log ?? ((line: string) => console.error(line)))(`[codex-memory] warn: could not register the helper agents: ${(error as Error).message}`)
+      this.write(`[codex-memory] warn: could not register the helper agents: ${(error as Error).message}`)
       return () => undefined
     }
   }
@@ -156,20 +175,9 @@ export class V2Runtime implements LocationRuntime {
     await this.active()?.storage?.set(SWITCHES_KEY, { ...memory.switches }).catch((error: unknown) => memory.diagnostics.error("panel", error))
   }
 
-  private host!: ReturnType<typeof createV2Host>
-
-  private createMemory(ctx: V2Context): Memory {
+  private createMemory(options: Readonly<Record<string, unknown>>): Memory {
     const homedir = this.deps.homedir ?? os.homedir()
-    this.host = createV2Host({
-      ctx: () => this.active() ?? ctx,
-      service: (signal) => this.discover(ctx, homedir, signal),
-      lastService: () => this.service?.state,
-      observed: this.observed,
-      confined: this.confined,
-      helperSystem: this.helperSystem,
-      ...(this.deps.log ? { log: this.deps.log } : {}),
-    })
-    return new Memory(ctx.options ?? {}, {
+    return new Memory(options, {
       host: this.host,
       env: this.deps.env,
       homedir,
@@ -182,6 +190,17 @@ export class V2Runtime implements LocationRuntime {
   /** The oldest live location: the one the host adapter works through. */
   private active(): V2Context | undefined {
     return this.live[0]?.ctx
+  }
+
+  /** Where the runtime writes when no memory (and so no diagnostics) exists: the host's stderr. */
+  private write(line: string): void {
+    ;(this.deps.log ?? ((text: string) => console.error(text)))(line)
+  }
+
+  private requireActive(): V2Context {
+    const ctx = this.active()
+    if (!ctx) throw new Error("no OpenCode 2 location is live in this process")
+    return ctx
   }
 
   private requireMemory(): Memory {
@@ -200,11 +219,12 @@ export class V2Runtime implements LocationRuntime {
   }
 
   /** Looks for the service at most once per interval, one look at a time. */
-  private discover(ctx: V2Context, homedir: string, signal: AbortSignal): Promise<ServiceState> {
+  private discover(signal: AbortSignal): Promise<ServiceState> {
     const cached = this.service
     if (cached && Date.now() - cached.at < SERVICE_RECHECK_MS) return Promise.resolve(cached.state)
+    const channel = this.active()?.app?.channel
     this.discovering ??= discoverService(
-      { env: this.deps.env, homedir, pid: this.deps.discovery?.pid ?? process.pid, ...(ctx.app?.channel ? { channel: ctx.app.channel } : {}), ...this.deps.discovery },
+      { env: this.deps.env, homedir: this.deps.homedir ?? os.homedir(), pid: process.pid, ...(channel ? { channel } : {}), ...this.deps.discovery },
       signal,
     )
       .catch((error: Error): ServiceState => ({ state: "unavailable", reason: `looking for the service failed: ${error.message}` }))
