@@ -9,6 +9,7 @@ import type { ToolSpec } from "../tools/spec.js"
 import { MemoryControls } from "./control/controls.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
 import type { Host } from "./host.js"
+import { planInterop } from "./interop/interop.js"
 import { parseModel, parseOptions, type MemoryOptions } from "./options.js"
 import { Catalog } from "./pipeline/catalog.js"
 import { SessionVersions } from "./pipeline/session-versions.js"
@@ -81,7 +82,6 @@ export class Memory {
   constructor(rawOptions: unknown, private readonly deps: MemoryDeps) {
     const parsed = parseOptions(rawOptions)
     const options = (this.options = parsed.options)
-    this.warnings = [...parsed.warnings, ...unsupportedWarnings(options)]
     this.switches = { useMemories: options.use_memories, generateMemories: options.generate_memories }
     const test = testSwitches(deps.env)
     const clock = deps.now ?? Date.now
@@ -98,6 +98,8 @@ export class Memory {
 
     const templatesDir = path.join(this.packageDir, "templates")
     const workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
+    const interop = planInterop({ options, env: deps.env, homedir: deps.homedir, templatesDir, memoryRoots: VERSIONS.map((version) => memoryPaths(home.home, home.source, version).memoryRoot) })
+    this.warnings = [...parsed.warnings, ...interop.warnings]
     const dual = options.generate_memories && options.dual_write
     const pipelines = new Map<MemoryVersion, VersionPipeline>()
     for (const version of VERSIONS) {
@@ -117,6 +119,7 @@ export class Memory {
         consolidationModel: () => parseModel(options.consolidation_model ?? this.hostModels.model),
         excludedSessions: () => this.catalog.store?.sessionsNotEnabled() ?? new Set(),
         recordRedactions: (sessionId, counts, stage) => this.catalog.store?.recordRedactions(sessionId, counts, stage),
+        extensions: interop.forVersion(version),
       })
       pipelines.set(version, pipeline)
     }
@@ -272,9 +275,4 @@ export class Memory {
   private ignores(sessionId: string): boolean {
     return this.servesHelpers || this.disposed || this.helperSessions.has(sessionId)
   }
-}
-
-function unsupportedWarnings(options: MemoryOptions): string[] {
-  if (!options.codex_interop.import && !options.codex_interop.export) return []
-  return ['option "codex_interop": Codex import and export are not available in this release yet; ignored']
 }

@@ -16,6 +16,9 @@ const INTEGER_OPTIONS = {
 
 type IntegerOption = keyof typeof INTEGER_OPTIONS
 
+/** A longer allowlist is a mistake rather than a choice; the import caps its work anyway. */
+const MAX_CLAUDE_PROJECTS = 256
+
 const modelId = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"')
 
 const schema = z
@@ -36,6 +39,12 @@ const schema = z
       import: z.boolean().optional(),
       export: z.boolean().optional(),
       codex_home: z.string().min(1).optional(),
+    }),
+    claude_import: z.strictObject({
+      enabled: z.boolean().optional(),
+      claude_home: z.string().min(1).optional(),
+      /** Project keys (folder names under projects/) or project folders; unset: every project. */
+      projects: z.array(z.string().min(1)).max(MAX_CLAUDE_PROJECTS).optional(),
     }),
     version: z.enum(["v1", "v2"]),
     dual_write: z.boolean(),
@@ -59,6 +68,7 @@ export interface MemoryOptions {
   min_rollout_idle_hours: number
   v2_ready_sessions: number
   codex_interop: { import: boolean; export: boolean; codex_home: string | undefined }
+  claude_import: { enabled: boolean; claude_home: string | undefined; projects: readonly string[] | undefined }
   version: "v1" | "v2"
   dual_write: boolean
   home: string | undefined
@@ -85,6 +95,7 @@ export const DEFAULT_OPTIONS: MemoryOptions = Object.freeze({
   min_rollout_idle_hours: INTEGER_OPTIONS.min_rollout_idle_hours[0],
   v2_ready_sessions: INTEGER_OPTIONS.v2_ready_sessions[0],
   codex_interop: Object.freeze({ import: false, export: false, codex_home: undefined }),
+  claude_import: Object.freeze({ enabled: false, claude_home: undefined, projects: undefined }),
   version: "v1",
   dual_write: false,
   home: undefined,
@@ -101,7 +112,13 @@ export function parseOptions(input: unknown): ParsedOptions {
       export: raw.codex_interop?.export ?? false,
       codex_home: raw.codex_interop?.codex_home,
     },
+    claude_import: {
+      enabled: raw.claude_import?.enabled ?? false,
+      claude_home: raw.claude_import?.claude_home,
+      projects: raw.claude_import?.projects,
+    },
   }
+  warnings.push(...interopWarnings(options))
   for (const key of Object.keys(INTEGER_OPTIONS) as IntegerOption[]) {
     options[key] = clampInteger(key, raw[key], warnings)
   }
@@ -146,6 +163,21 @@ function withoutPath(value: Record<string, unknown>, path: string[]): Record<str
   if (rest.length === 0 || typeof child !== "object" || child === null) delete copy[head]
   else copy[head] = withoutPath(child as Record<string, unknown>, rest)
   return copy
+}
+
+/** Settings that are valid but cannot take effect as combined. */
+function interopWarnings(options: MemoryOptions): string[] {
+  const warnings: string[] = []
+  const codex = options.codex_interop
+  const onlyV2Writes = options.generate_memories && options.version === "v2" && !options.dual_write
+  if ((codex.import || codex.export) && onlyV2Writes) {
+    warnings.push('option "codex_interop": the exchange with Codex runs through the Memory V1 writer, and only V2 learns here (version "v2" without dual_write); it is off')
+  }
+  if (codex.codex_home && !codex.import && !codex.export) warnings.push('option "codex_interop.codex_home" is set but neither import nor export is on; it is not used')
+  const claude = options.claude_import
+  if (!claude.enabled && (claude.claude_home || claude.projects)) warnings.push('option "claude_import": claude_home or projects is set but enabled is false; nothing is imported')
+  if (claude.projects && claude.projects.length === 0) warnings.push('option "claude_import.projects" is empty: no project is imported')
+  return warnings
 }
 
 function clampInteger(key: IntegerOption, value: number | undefined, warnings: string[]): number {

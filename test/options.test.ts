@@ -36,6 +36,7 @@ describe("parseOptions", () => {
       min_rollout_idle_hours: 1,
       v2_ready_sessions: 5,
       codex_interop: { import: true, export: false, codex_home: "/somewhere/.codex" },
+      claude_import: { enabled: true, claude_home: "/somewhere/.claude", projects: ["-home-u-acme"] },
       version: "v2",
       dual_write: true,
       home: "/data/memory",
@@ -104,5 +105,21 @@ describe("parseOptions", () => {
     expect(options.max_unused_days).toBe(30)
     expect(options.max_rollout_age_days).toBe(10)
     expect(warnings).toHaveLength(2)
+  })
+
+  it("warns when the interop settings cannot take effect as combined", () => {
+    expect(parseOptions({ version: "v2", codex_interop: { import: true } }).warnings).toEqual([
+      'option "codex_interop": the exchange with Codex runs through the Memory V1 writer, and only V2 learns here (version "v2" without dual_write); it is off',
+    ])
+    expect(parseOptions({ version: "v2", dual_write: true, codex_interop: { export: true } }).warnings).toEqual([])
+    expect(parseOptions({ codex_interop: { codex_home: "/x" } }).warnings).toEqual(['option "codex_interop.codex_home" is set but neither import nor export is on; it is not used'])
+    expect(parseOptions({ claude_import: { projects: ["k"] } }).warnings).toEqual(['option "claude_import": claude_home or projects is set but enabled is false; nothing is imported'])
+    expect(parseOptions({ claude_import: { enabled: true, projects: [] } }).warnings).toEqual(['option "claude_import.projects" is empty: no project is imported'])
+  })
+
+  it("refuses a malformed claude_import with a warning and keeps it off", () => {
+    const { options, warnings } = parseOptions({ claude_import: { enabled: "yes", projects: "all" } })
+    expect(options.claude_import).toEqual({ enabled: false, claude_home: undefined, projects: undefined })
+    expect(warnings.length).toBeGreaterThan(0)
   })
 })

@@ -28,6 +28,8 @@ export interface VersionSnapshot {
   counts: VersionCounts | undefined
   phase2: JobRow | undefined
   summary: SummaryStats | undefined
+  /** The exchanges with other agents this version runs, one line each. */
+  extensions?: string[]
   /** V2 only. */
   readiness?: {
     consolidatedSessions: number
@@ -125,6 +127,7 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
     const summary = r.summary === undefined ? "no summary" : r.summary.valid ? "summary valid" : `summary invalid: ${r.summary.reason}`
     lines.push(`readiness: ${r.ready ? "ready" : "not ready"} (${r.consolidatedSessions} of ${r.threshold} sessions in one consolidation; ${summary})`)
   }
+  for (const line of v.extensions ?? []) lines.push(`exchange: ${redactText(line)}`)
   return lines
 }
 

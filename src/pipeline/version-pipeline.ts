@@ -21,6 +21,7 @@ import { VersionStore } from "../store/version-store.js"
 import type { RateLimitBreaker } from "../write/breaker.js"
 import { Phase1 } from "../write/phase1.js"
 import { Phase2 } from "../write/phase2.js"
+import type { WorkspaceExtension } from "../write/workspace-extension.js"
 import type { VersionSnapshot } from "../control/inspect.js"
 import { summaryStats } from "../control/summary-stats.js"
 import { openReported } from "./open-store.js"
@@ -46,6 +47,8 @@ export interface PipelineDeps {
   /** Sessions whose mode is not enabled, from the catalog. */
   excludedSessions: () => ReadonlySet<string>
   recordRedactions: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
+  /** Exchanges with other agents this version's phase 2 runs (src/interop). */
+  extensions: readonly WorkspaceExtension[]
 }
 
 export interface PipelineStoreState {
@@ -113,6 +116,7 @@ export class VersionPipeline {
       jobs: () => this.tables?.phase2,
       excludedSessions: deps.excludedSessions,
       consolidationModel: deps.consolidationModel,
+      extensions: () => deps.extensions,
       onConsolidated: (sessions) => {
         this.tables?.store.recordConsolidated(sessions)
         this.invalidate()
@@ -206,6 +210,7 @@ export class VersionPipeline {
       counts: store?.counts(),
       phase2: store?.phase2Job(),
       summary: summaryStats(this.paths.summary, options.use_memories),
+      ...(this.writes && this.deps.extensions.length ? { extensions: this.deps.extensions.map((extension) => extension.describe()) } : {}),
       ...(spec.tracksReadiness ? { readiness: readiness(this.paths.summary, store?.maxConsolidated() ?? 0, options.v2_ready_sessions) } : {}),
     }
   }

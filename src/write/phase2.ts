@@ -32,6 +32,7 @@ import { helperSessionRules, memoryRootForms } from "./helper-sandbox.js"
 import { hasExtensionInputs, prepareWorkspace } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "./variants.js"
+import type { WorkspaceExtension } from "./workspace-extension.js"
 
 export const CONSOLIDATE_AGENT = "memorize"
 
@@ -56,6 +57,8 @@ export interface Phase2Deps {
   /** Shared with phase 1: a rate-limited model is left alone for an hour. */
   breaker: RateLimitBreaker
   workerId: string
+  /** Imports synced into the workspace before the diff, and exports after a success (src/interop). */
+  extensions?: () => readonly WorkspaceExtension[]
 }
 
 export type Phase2Outcome =
@@ -134,7 +137,8 @@ export class Phase2 {
       // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown.
       const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
       const consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
-      if (inputs.length === 0 && !jobs.hasConsolidatedBefore() && !hasExtensionInputs(memoryRoot)) {
+      const extensions = this.deps.extensions?.() ?? []
+      if (inputs.length === 0 && !jobs.hasConsolidatedBefore() && !hasExtensionInputs(memoryRoot) && !extensions.some((extension) => hasSource(extension))) {
         return jobs.finishUnchanged(token, claim.watermark, []) ? { type: "nothing_to_do" } : this.lostOwnership("recording that there was nothing to do")
       }
 
@@ -142,6 +146,8 @@ export class Phase2 {
       const { resetBaseline, workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
       await prepareWorkspace(memoryRoot, { templatesDir: this.deps.templatesDir, now })
       await this.deps.strategy.syncInputs(memoryRoot, inputs, now)
+      // Imports land before the diff, so what they changed is consolidated in this run.
+      for (const extension of extensions) await this.runExtension(extension, "sync")
 
       // 5. diff: the inputs match the baseline, so there is nothing for a model to do.
       const changes = await workspaceStatus(memoryRoot)
@@ -176,6 +182,7 @@ export class Phase2 {
       if (!jobs.succeed(token, claim.watermark, consumed)) return this.lostOwnership("marking the consolidation done")
       this.deps.onConsolidated(new Set(consumed.map((input) => input.sessionId)).size)
       diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)`)
+      for (const extension of extensions) await this.runExtension(extension, "afterSuccess")
       return { type: "succeeded", changes: changes.length }
     } catch (error) {
       if (this.shutdown.signal.aborted) {
@@ -183,6 +190,18 @@ export class Phase2 {
         return { type: "released" }
       }
       return fail(errorMessage(error))
+    }
+  }
+
+  /** One extension step; its failure is reported and leaves the consolidation as it was. */
+  private async runExtension(extension: WorkspaceExtension, step: "sync" | "afterSuccess"): Promise<void> {
+    const run = extension[step]
+    if (!run) return
+    try {
+      const result = await run.call(extension, this.deps.memoryRoot)
+      if (result.changed) this.deps.diagnostics.report("info", "interop", `${extension.name}: ${result.detail}`)
+    } catch (error) {
+      this.deps.diagnostics.report("warn", "interop", `${extension.name} failed: ${errorMessage(error)}; the consolidation goes on without it`)
     }
   }
 
@@ -260,5 +279,13 @@ export class Phase2 {
     jobs.failKeepingLease(token, redactText(reason))
     this.deps.diagnostics.report("warn", "phase2", reason)
     return { type: "lease_kept", reason }
+  }
+}
+
+function hasSource(extension: WorkspaceExtension): boolean {
+  try {
+    return extension.hasSource()
+  } catch {
+    return false
   }
 }
