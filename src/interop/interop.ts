@@ -3,7 +3,6 @@
 // every writer. An exchange whose folders overlap this memory's (the same folder, or one inside
 // the other) is turned off, with a warning: copying a folder into itself would feed memory its
 // own echo.
-import path from "node:path"
 import type { MemoryOptions } from "../options.js"
 import { loadTemplate } from "../util/templates.js"
 import type { MemoryVersion } from "../util/paths.js"
@@ -11,6 +10,7 @@ import type { WorkspaceExtension } from "../write/workspace-extension.js"
 import { claudeImport } from "./claude-import.js"
 import { codexExport } from "./codex-export.js"
 import { codexImport } from "./codex-import.js"
+import { codexRoots, type CodexRoot } from "./codex-roots.js"
 import { claudeHome, codexHome, overlaps } from "./paths.js"
 
 export interface InteropPlan {
@@ -33,12 +33,12 @@ export function planInterop(input: InteropInput): InteropPlan {
   const { options } = input
   const warnings: string[] = []
   const clash = (theirs: string) => input.memoryRoots.find((root) => overlapsOrUnknown(theirs, root))
-  let codex: { root: string } | undefined
+  let codex: CodexRoot[] | undefined
   if (options.codex_interop.import || options.codex_interop.export) {
-    const root = path.join(codexHome(options.codex_interop.codex_home, input.env, input.homedir), "memories")
-    const ours = clash(root)
-    if (ours) warnings.push(`codex_interop is off: Codex's memory folder ${root} and this memory's ${ours} are the same folder or one holds the other (or could not be compared)`)
-    else codex = { root }
+    const roots = codexRoots(codexHome(options.codex_interop.codex_home, input.env, input.homedir))
+    const clashing = roots.map((r) => ({ theirs: r.root, ours: clash(r.root) })).find((pair) => pair.ours)
+    if (clashing) warnings.push(`codex_interop is off: Codex's memory folder ${clashing.theirs} and this memory's ${clashing.ours} are the same folder or one holds the other (or could not be compared)`)
+    else codex = roots
   }
   let claude: { home: string } | undefined
   if (options.claude_import.enabled) {
@@ -53,8 +53,8 @@ export function planInterop(input: InteropInput): InteropPlan {
     forVersion(version) {
       const extensions: WorkspaceExtension[] = []
       if (codex && version === "v1") {
-        if (options.codex_interop.import) extensions.push(codexImport({ codexMemoryRoot: codex.root, instructions: text("extensions/codex_import/instructions.md") }))
-        if (options.codex_interop.export) extensions.push(codexExport({ codexMemoryRoot: codex.root, instructions: text("interop/opencode_import.instructions.md") }))
+        if (options.codex_interop.import) extensions.push(codexImport({ roots: codex, instructions: text("extensions/codex_import/instructions.md") }))
+        if (options.codex_interop.export) extensions.push(codexExport({ roots: codex, instructions: text("interop/opencode_import.instructions.md") }))
       }
       if (claude) extensions.push(claudeImport({ claudeHome: claude.home, projects: options.claude_import.projects, instructions: text("extensions/external_agent_import/instructions.md") }))
       return extensions
