@@ -75,7 +75,8 @@ export class Phase1 {
   /** Starts a pass in the background; its failures become diagnostics. */
   trigger(currentSessionId?: string): void {
     void this.pass(currentSessionId)
-      .then(() => this.deps.afterPass?.())
+      // A pass already in flight runs afterPass itself when it ends: phase 2 then sees its records.
+      .then((report) => (report.type === "skipped" && report.reason === "in_flight" ? undefined : this.deps.afterPass?.()))
       .catch((error) => this.deps.diagnostics.error("phase1", error))
   }
 

@@ -3,7 +3,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { Diagnostics } from "../../src/diagnostics.js"
 import { parseOptions } from "../../src/options.js"
 import { openDatabase } from "../../src/store/database.js"
@@ -32,10 +32,11 @@ let host: FakeHost
 let root: string
 const disposers: Array<() => Promise<void> | void> = []
 
-function phase1(options: Record<string, unknown> = {}, excluded: Set<string> = new Set()) {
+function phase1(options: Record<string, unknown> = {}, excluded: Set<string> = new Set(), afterPass?: () => void) {
   const jobs = new Stage1Jobs(db, () => clock)
   const helperSessions = new Set<string>()
   const p = new Phase1({
+    ...(afterPass ? { afterPass } : {}),
     host,
     options: parseOptions(options).options,
     now: () => clock,
@@ -180,6 +181,22 @@ describe("phase 1", () => {
     expect(job).toMatchObject({ retry_remaining: 3, lease_until: null })
     expect(host.aborted).toHaveLength(1)
     expect(host.deleted).toHaveLength(1)
+  })
+
+  it("starts phase 2 once the pass in flight has stored its records, not when a trigger finds it busy", async () => {
+    host.addSession({ id: "ses_slow", updatedAt: clock - 7 * HOUR }, conversation("slow"))
+    let release: (() => void) | undefined
+    host.responder = () => new Promise((resolve) => (release = () => resolve(memoryAnswer("slow fact"))))
+    const after: number[] = []
+    const { p } = phase1({}, new Set(), () => after.push(outputs().length))
+    p.trigger("ses_a")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    // The session goes idle while its extraction is still running: that trigger waits for the pass.
+    p.trigger("ses_a")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(after).toEqual([])
+    release!()
+    await vi.waitFor(() => expect(after).toEqual([1]))
   })
 
   it("counts one idle moment once, though OpenCode reports it twice", () => {

@@ -31,6 +31,8 @@ export interface ConsolidatorOptions {
   fact?: RegExp
   /** The argument the host's file tools name their file with: OpenCode 1 `filePath`, OpenCode 2 `path`. */
   pathKey?: "filePath" | "path"
+  /** Lines carrying this tag are passed over, as the echo rule asks (`[from opencode]` in Codex's imported memory). */
+  skipTagged?: string
 }
 
 /** Where an added fact came from: its file in the folder, and that file's header lines (session_id, date, cwd...). */
@@ -62,7 +64,7 @@ export function diffDrivenConsolidator(root: string, options: ConsolidatorOption
     if (calls === 1) {
       const results = toolResults(request)
       const diff = results.get(file(DIFF_FILE)) ?? ""
-      const { added, removed, addedFrom } = diffFacts(diff, pattern)
+      const { added, removed, addedFrom } = diffFacts(diff, pattern, options.skipTagged)
       for (const [fact, origin] of addedFrom) origins.set(fact, origin)
       const before = factsIn(results.get(file(keeper)) ?? "", pattern)
       const facts = [...new Set([...before, ...added])].filter((fact) => !removed.includes(fact) || added.includes(fact))
@@ -80,7 +82,7 @@ export function diffDrivenConsolidator(root: string, options: ConsolidatorOption
  * ("12: <line>"), and for each added fact the file it was added to, with that file's added
  * `name: value` header lines.
  */
-export function diffFacts(diff: string, pattern: RegExp = DEFAULT_FACT): { added: string[]; removed: string[]; addedFrom: Map<string, FactOrigin> } {
+export function diffFacts(diff: string, pattern: RegExp = DEFAULT_FACT, skipTagged?: string): { added: string[]; removed: string[]; addedFrom: Map<string, FactOrigin> } {
   const added = new Set<string>()
   const removed = new Set<string>()
   const addedFrom = new Map<string, FactOrigin>()
@@ -96,6 +98,7 @@ export function diffFacts(diff: string, pattern: RegExp = DEFAULT_FACT): { added
     if ((sign !== "+" && sign !== "-") || line.startsWith("--- ")) continue
     const header = sign === "+" ? /^\+([a-z_]+): (.+)$/.exec(line) : null
     if (header && current) current.headers[header[1]!] ??= header[2]!
+    if (skipTagged && line.includes(skipTagged)) continue
     const fact = pattern.exec(line.slice(1))?.[0].trim()
     if (!fact) continue
     if (sign === "+") {
