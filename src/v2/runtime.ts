@@ -241,15 +241,19 @@ export class V2Runtime implements LocationRuntime {
   }
 
   private async release(entry: Live): Promise<void> {
+    // The last location: memory shuts down first, while this location can still interrupt and
+    // delete its helper sessions (a consolidator it cannot confirm gone keeps its lease for an
+    // hour). A later setup starts memory again.
+    if (this.live.length === 1 && this.live[0] === entry) {
+      const memory = this.memory
+      this.memory = undefined
+      this.guard = undefined
+      await memory?.dispose()
+    }
     entry.abort.abort()
     await Promise.all(entry.registrations.map((registration) => registration.dispose().catch(() => undefined)))
     const index = this.live.indexOf(entry)
     if (index >= 0) this.live.splice(index, 1)
-    if (this.live.length > 0) return
-    // The last location: memory shuts down; a later setup starts it again.
-    const memory = this.memory
-    this.memory = undefined
-    this.guard = undefined
-    await memory?.dispose()
   }
+
 }

@@ -240,6 +240,26 @@ describe("location instances on OpenCode 2", () => {
     db.close()
   })
 
+  it("shuts memory down with the last location while it can still stop and delete a running consolidator", async () => {
+    setup = v2Setup({ clockOffsetMs: 7 * HOUR })
+    await setup.fake.startService(setup.stateDir)
+    setup.fake.model.setStructuredHandler(extractor("FACT-SLOW: consolidation is slow"))
+    // The consolidator's model takes a minute: the location is disposed while it waits.
+    setup.fake.model.setAgentHandler((request) => (JSON.stringify(request.messages).includes("Consolidate the memory folder now") ? { text: "thinking", delayMs: 60_000 } : undefined))
+    await pastSession(setup, "FACT-SLOW: consolidation is slow")
+    await started(setup)
+    await setup.fake.prompt(await setup.fake.createSession(setup.projectDir, "morning"), "good morning")
+    // The consolidator's model is at work: its helper session exists and has sent its request.
+    await waitUntil(() => setup.fake.requests.some((r) => r.agent === "memorize"), "no consolidation started")
+    const helper = setup.fake.requests.find((r) => r.agent === "memorize")!.sessionID
+    expect(setup.fake.session(helper)).toBeDefined()
+    await setup.fake.dispose(setup.projectDir)
+    expect(setup.fake.session(helper)).toBeUndefined()
+    const job = catalog<{ status: string; lease_until: number | null }>(setup.home, "SELECT status, lease_until FROM jobs WHERE kind = 'memory_consolidate_global'")[0]
+    expect(job?.status).not.toBe("running")
+    expect(job?.lease_until).toBeNull()
+  })
+
   it("keeps the panel's switches across later setups, persisted in the plugin's storage", async () => {
     setup = v2Setup()
     seedSummary(setup.home)
