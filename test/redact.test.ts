@@ -49,6 +49,27 @@ describe("redact", () => {
     expect(redactText(input)).toBe(once.text)
   })
 
+  it("redacts any 16-character token after Bearer, in any case and spacing, and the whole of one a known prefix starts", () => {
+    const cases: Array<[string, string]> = [
+      ["Bearer abcde+fghijklmnopqrstuvwxyz012345", "Bearer [REDACTED:bearer-token]"],
+      ["Bearer abcdefghijklmnop+secret_suffix", "Bearer [REDACTED:bearer-token]"],
+      ["Bearer sk-abcdefghijklmnopqrst+secret_suffix", "Bearer [REDACTED:bearer-token]"],
+      ["curl -H 'x: bearer AbcdefghijklMN09._~+/-=='; echo done", "curl -H 'x: bearer [REDACTED:bearer-token]'; echo done"],
+      ["Bearer\tabcdefghijklmnop", "Bearer\t[REDACTED:bearer-token]"],
+      ["Bearer   abcdefghijklmnop", "Bearer   [REDACTED:bearer-token]"],
+      // A known format at the token's start keeps its class; the rest of the token goes with it.
+      ["Bearer AKIAABCDEFGHIJKLMNOP/~secret_suffix", "Bearer [REDACTED:aws-access-key]"],
+      ["sent Bearer AKIAABCDEFGHIJKLMNOP.", "sent Bearer [REDACTED:aws-access-key]."],
+    ]
+    for (const [input, expected] of cases) {
+      expect(redactText(input)).toBe(expected)
+      expect(redactText(expected)).toBe(expected)
+    }
+    for (const prose of ["Bearer of good news", "Bearer abcdefghijklmno", "NotABearer abcdefghijklmnop", "Bearerabcdefghijklmnop", "Bearer\nabcdefghijklmnop", "Bearer\u00a0abcdefghijklmnop"]) {
+      expect(redactText(prose)).toBe(prose)
+    }
+  })
+
   it("redacts every string of a nested value and keeps its shape", () => {
     const value = { message: "token ghp_0123456789abcdefghijABCDEFGHIJ0123456789", nested: [{ password: "x" }, 3, null], stack: "at PASSWORD=s3cr3t-Pass" }
     expect(redactDeep(value)).toEqual({

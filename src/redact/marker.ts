@@ -38,6 +38,12 @@ export class Edits {
     this.counts[name] = (this.counts[name] ?? 0) + 1
   }
 
+  /** Removes text[start, end) with no marker of its own (the rest of a secret a marker already stands for). */
+  drop(start: number, end: number): void {
+    this.parts.push(this.text.slice(this.from, start))
+    this.from = end
+  }
+
   /** Where the next replacement may start. */
   get position(): number {
     return this.from

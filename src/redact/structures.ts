@@ -131,7 +131,9 @@ export function pgpassLines(edits: Edits): void {
 // Blanks are matched by one quantifier at each place: two adjacent ones could split a long run of
 // spaces in quadratically many ways before failing.
 const AUTHORIZATION = /\b(?:Proxy-)?Authorization\\?["']?[ \t]*[:=][ \t]*(?:\\?["'][ \t]*)?(?:(Bearer|Basic|Token|Bot|Api-?Token|Api-?Key|Key|OAuth|SSWS)[ \t]+)?([A-Za-z0-9._~+/=-]{8,4096})/dgi
-const BEARER = /\bBearer[ \t]+([A-Za-z0-9._~+/-]{16,4096}=*)/dg
+// The scheme word in any case, then a token of 16 or more (Codex's bearer rule since #36908), or a
+// marker an earlier pass left for the start of the token, with the rest of the token after it.
+const BEARER = /\bBearer[ \t]+(?:(\[REDACTED:[a-z0-9-]+\])([A-Za-z0-9._~+/-]*=*)|([A-Za-z0-9._~+/-]{16,4096}=*))/dgi
 
 export function authorizationHeaders(edits: Edits): void {
   const text = edits.text
@@ -148,15 +150,26 @@ export function authorizationHeaders(edits: Edits): void {
   }
 }
 
-/** A bearer token outside an Authorization header (`"token": "Bearer ..."`). */
+/**
+ * A bearer token outside an Authorization header (`"token": "Bearer ..."`). As in Codex, any 16
+ * characters of token alphabet after the scheme word are a token, random-looking or not: a
+ * placeholder is the only exception. Where an earlier pass already replaced the token's start (a
+ * known prefix), the rest of the token goes too, under that marker.
+ */
 export function bearerTokens(edits: Edits): void {
   const text = edits.text
-  if (!text.includes("Bearer")) return
+  if (!/bearer/i.test(text)) return
   BEARER.lastIndex = 0
   for (let match = BEARER.exec(text); match; match = BEARER.exec(text)) {
-    const value = match[1]!
-    if (!looksRandom(value)) continue
-    const [start, end] = match.indices![1]!
+    if (match[1] !== undefined) {
+      const [start, end] = match.indices![2]!
+      // Only the token's own characters: a sentence's full stop after the marker stays.
+      if (/[A-Za-z0-9]/.test(match[2]!)) edits.drop(start, end)
+      continue
+    }
+    const value = match[3]!
+    if (isPlaceholder(value)) continue
+    const [start, end] = match.indices![3]!
     edits.replace(start, end, "bearer-token")
   }
 }
