@@ -32,6 +32,7 @@ import { helperSessionRules, memoryRootForms } from "./helper-sandbox.js"
 import { hasExtensionInputs, prepareWorkspace } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "./variants.js"
+import { removeSymlinks } from "./symlinks.js"
 import type { WorkspaceExtension } from "./workspace-extension.js"
 
 export const CONSOLIDATE_AGENT = "memorize"
@@ -144,7 +145,8 @@ export class Phase2 {
 
       // 4. workspace and inputs. The git library is loaded here, not with the plugin.
       const { resetBaseline, workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
-      await prepareWorkspace(memoryRoot, { templatesDir: this.deps.templatesDir, now })
+      const { removedSymlinks } = await prepareWorkspace(memoryRoot, { templatesDir: this.deps.templatesDir, now })
+      if (removedSymlinks.length) diagnostics.report("warn", "phase2", `deleted ${removedSymlinks.length} symlink(s) from the memory folder, which is never followed: ${removedSymlinks.slice(0, 10).join(", ")}`)
       await this.deps.strategy.syncInputs(memoryRoot, inputs, now)
       // Imports land before the diff, so what they changed is consolidated in this run.
       for (const extension of extensions) await this.runExtension(extension, "sync")
@@ -167,6 +169,8 @@ export class Phase2 {
         return { type: "released" }
       }
       if (agent.type === "failed") {
+        // A failed run leaves no symlink behind either (Codex #39205).
+        removeSymlinks(memoryRoot)
         restore()
         return fail(agent.reason, agent.rateLimited)
       }

@@ -5,6 +5,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { readRegularFile, replaceFile } from "./regular-file.js"
+import { symlinkProblem } from "./symlinks.js"
 import { SUMMARY_FILE } from "./workspace.js"
 
 /** The summary must be under this many UTF-8 bytes: the 2,500-token read-path cap at 4 bytes a token. */
@@ -36,11 +37,8 @@ export function validateV2Artifacts(root: string): V2Check {
   try {
     const folder = fs.lstatSync(root, { throwIfNoEntry: false })
     if (!folder || folder.isSymbolicLink() || !folder.isDirectory()) return { valid: false, reason: "the memory folder is missing or not a plain folder" }
-    const removed = removeSymlinks(root)
-    if (removed.length) {
-      const shown = removed.slice(0, 10).join(", ") + (removed.length > 10 ? `, and ${removed.length - 10} more` : "")
-      return { valid: false, reason: `removed ${removed.length} symlink${removed.length > 1 ? "s" : ""} from the memory folder: ${shown}` }
-    }
+    const symlinks = symlinkProblem(root)
+    if (symlinks) return { valid: false, reason: symlinks }
     const file = path.join(root, SUMMARY_FILE)
     const stat = fs.lstatSync(file, { throwIfNoEntry: false })
     if (!stat) return { valid: false, reason: `${SUMMARY_FILE} is missing` }
@@ -88,23 +86,6 @@ export function restoreSummary(root: string, previous: Buffer | undefined): "kep
   // Written beside and renamed over, so the read path sees either the old or the new bytes.
   replaceFile(file, previous)
   return "restored"
-}
-
-/** Deletes every symlink below the root (not following any), `.git` aside; returns their paths, sorted. */
-function removeSymlinks(root: string): string[] {
-  const removed: string[] = []
-  const folders = [""]
-  for (let relative = folders.pop(); relative !== undefined; relative = folders.pop()) {
-    for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name
-      if (child === ".git") continue
-      if (entry.isSymbolicLink()) {
-        fs.unlinkSync(path.join(root, child))
-        removed.push(child)
-      } else if (entry.isDirectory()) folders.push(child)
-    }
-  }
-  return removed.sort()
 }
 
 /** Strict UTF-8 with a byte-order mark kept, so a marked file fails the `v1` first line. */

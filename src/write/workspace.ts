@@ -13,14 +13,17 @@
 // V2 (memories_v2/) keeps only memory_summary.md as output and rollout_summaries/ as input: no
 // raw_memories.md, MEMORY.md or skills/ (its validation is summary-v2.ts).
 //
-// Symlinks are never followed: a symlinked root or top-level entry is refused, and files are
-// replaced by rename, which replaces a link rather than writing through it.
+// Symlinks are never followed: a symlinked root or top-level entry is refused (the user's own
+// arrangement, left for them to undo), any other symlink is deleted before the baseline and after
+// the run (symlinks.ts), and files are replaced by rename, which replaces a link rather than
+// writing through it.
 import fs from "node:fs"
 import path from "node:path"
 import { nameTimestamp } from "../backend/timestamps.js"
 import { redact } from "../redact/redact.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { readRegularFile, replaceFile } from "./regular-file.js"
+import { removeSymlinks, symlinkProblem } from "./symlinks.js"
 import { WORKSPACE_DIFF_FILE } from "./workspace-diff.js"
 import {
   RAW_MEMORIES_FILE,
@@ -48,7 +51,8 @@ export interface SyncResult {
   redactions: Record<string, number>
 }
 
-export async function prepareWorkspace(root: string, options: { templatesDir: string; now: () => number }): Promise<void> {
+/** Prepares the folder for a run; returns the symlinks it deleted below the top level, sorted. */
+export async function prepareWorkspace(root: string, options: { templatesDir: string; now: () => number }): Promise<{ removedSymlinks: string[] }> {
   const stat = fs.lstatSync(root, { throwIfNoEntry: false })
   if (!stat) fs.mkdirSync(root, { recursive: true })
   else if (stat.isSymbolicLink() || !stat.isDirectory()) throw new Error(`memory folder ${root} is a symlink or not a folder; phase 2 does not use it`)
@@ -57,11 +61,14 @@ export async function prepareWorkspace(root: string, options: { templatesDir: st
       throw new Error(`${name} in the memory folder is a symlink; phase 2 does not follow symlinks, so replace it with the real thing`)
     }
   }
+  // As Codex's ensure_layout (#39205): no symlink survives into the run.
+  const removedSymlinks = removeSymlinks(root)
   fs.rmSync(path.join(root, WORKSPACE_DIFF_FILE), { force: true })
   seedAdHocInstructions(root, options.templatesDir)
   // The git library loads only when a consolidation runs, not with the plugin (it costs ~30 ms).
   const { ensureBaseline } = await import("./git-baseline.js")
   await ensureBaseline(root, options.now)
+  return { removedSymlinks }
 }
 
 /**
@@ -100,10 +107,15 @@ export async function syncInputs(
   return { stems, prunedResources: pruneResources(root, options.now()), redactions }
 }
 
-/** What a finished consolidation must leave: MEMORY.md, and a summary whose first line is `v1`. */
+/**
+ * What a finished consolidation must leave: no symlink (each one found is deleted, and named),
+ * MEMORY.md, and a summary whose first line is `v1`.
+ */
 export function validateArtifacts(root: string): { valid: true } | { valid: false; reason: string } {
   const folder = fs.lstatSync(root, { throwIfNoEntry: false })
   if (!folder || folder.isSymbolicLink() || !folder.isDirectory()) return { valid: false, reason: "the memory folder is missing or not a plain folder" }
+  const symlinks = symlinkProblem(root)
+  if (symlinks) return { valid: false, reason: symlinks }
   for (const name of [MEMORY_FILE, SUMMARY_FILE]) {
     const stat = fs.lstatSync(path.join(root, name), { throwIfNoEntry: false })
     if (!stat) return { valid: false, reason: `${name} is missing` }

@@ -153,6 +153,16 @@ describe("phase 2", () => {
     expect(consolidated).toBe(0)
   })
 
+  it("deletes a symlink the consolidator left when its run failed", async () => {
+    seedOutput("ses_a")
+    host.responder = (_id, prompt) => {
+      fs.symlinkSync("/etc/hostname", path.join(prompt.directory, "leak.md"))
+      return { text: "", error: { name: "APIError", message: "the model gave up" } }
+    }
+    expect(await phase2().run()).toMatchObject({ type: "failed" })
+    expect(fs.lstatSync(path.join(root, "leak.md"), { throwIfNoEntry: false })).toBeUndefined()
+  })
+
   it("keeps the lease when the helper session cannot be confirmed deleted", async () => {
     seedOutput("ses_a")
     writingConsolidator()

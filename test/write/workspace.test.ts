@@ -76,6 +76,19 @@ describe("prepareWorkspace", () => {
     await expect(prepareWorkspace(root, { templatesDir, now })).rejects.toThrow(/extensions in the memory folder is a symlink/)
     expect(fs.readdirSync(outside)).toEqual([])
   })
+
+  it("deletes nested symlinks before the baseline, never their targets, and names them", async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-outside-"))
+    fs.writeFileSync(path.join(outside, "secret.md"), "outside")
+    fs.mkdirSync(path.join(root, "skills/deploy"), { recursive: true })
+    fs.symlinkSync(outside, path.join(root, "skills/deploy/docs"))
+    fs.symlinkSync(path.join(outside, "secret.md"), path.join(root, "skills/notes.md"))
+    const { removedSymlinks } = await prepareWorkspace(root, { templatesDir, now })
+    expect(removedSymlinks).toEqual(["skills/deploy/docs", "skills/notes.md"])
+    expect(fs.existsSync(path.join(root, "skills/deploy/docs"))).toBe(false)
+    expect(fs.readFileSync(path.join(outside, "secret.md"), "utf8")).toBe("outside")
+    expect(await workspaceStatus(root)).toEqual([])
+  })
 })
 
 describe("syncInputs", () => {
@@ -270,12 +283,26 @@ describe("validateArtifacts", () => {
     expect(validateArtifacts(root).valid).toBe(false)
   })
 
-  it("rejects a symlinked summary even when its target is valid", () => {
+  it("rejects a symlinked summary even when its target is valid, and deletes the link, not its target", () => {
     write("MEMORY.md", "# Memory\n")
     const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-outside-")), "summary.md")
     fs.writeFileSync(outside, "v1\n")
     fs.symlinkSync(outside, path.join(root, "memory_summary.md"))
-    expect(validateArtifacts(root)).toEqual({ valid: false, reason: "memory_summary.md is a symlink" })
+    expect(validateArtifacts(root)).toEqual({ valid: false, reason: "removed 1 symlink from the memory folder: memory_summary.md" })
+    expect(fs.existsSync(path.join(root, "memory_summary.md"))).toBe(false)
+    expect(fs.readFileSync(outside, "utf8")).toBe("v1\n")
+  })
+
+  it("deletes every symlink a run left anywhere outside .git, names them, and fails the run", () => {
+    write("MEMORY.md", "# Memory\n")
+    write("memory_summary.md", "v1\n")
+    fs.mkdirSync(path.join(root, "skills", "deploy"), { recursive: true })
+    fs.symlinkSync("/etc/passwd", path.join(root, "skills", "deploy", "SKILL.md"))
+    fs.mkdirSync(path.join(root, ".git"))
+    fs.symlinkSync("/etc", path.join(root, ".git", "kept"))
+    expect(validateArtifacts(root)).toEqual({ valid: false, reason: "removed 1 symlink from the memory folder: skills/deploy/SKILL.md" })
+    expect(fs.lstatSync(path.join(root, ".git", "kept")).isSymbolicLink()).toBe(true)
+    expect(validateArtifacts(root)).toEqual({ valid: true })
   })
 
   it("rejects a MEMORY.md that is a folder", () => {
