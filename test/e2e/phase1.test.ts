@@ -5,7 +5,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FakeLlm, contentText, systemTexts, userText, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, contentText, systemTexts, toolNames, userText, type ChatRequest } from "./support/fake-llm.js"
 import { createSandbox, defaultPluginSpec, editConfig, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
 import { phase2Ended, query } from "./support/memory-db.js"
@@ -90,6 +90,13 @@ describe("phase 1 on a real OpenCode", () => {
     })
   })
 
+  /** What a failed assertion shows: the jobs, the plugin's log lines, and what the fake LLM was asked. */
+  function evidence(): string {
+    const logs = server.stderr().split("\n").filter((line) => /codex-memory|ERROR|err_|rror/.test(line)).slice(-40).join("\n")
+    const asked = llm.requests().map((r) => `${r.kind}: ${toolNames(r.body).join(",")}`)
+    return `jobs: ${JSON.stringify(query(sandbox, "SELECT job_key, status, last_error FROM jobs"))}\nllm: ${JSON.stringify(asked)}\nplugin log:\n${logs}`
+  }
+
   afterAll(async () => {
     await server?.stop()
     await sandbox?.cleanup()
@@ -98,7 +105,7 @@ describe("phase 1 on a real OpenCode", () => {
 
   it("stores a record for each finished session of both projects", () => {
     const rows = query<{ session_id: string; rollout_summary: string; raw_memory: string; cwd: string }>(sandbox, "SELECT session_id, rollout_summary, raw_memory, cwd FROM stage1_outputs ORDER BY session_id")
-    expect(rows.map((r) => r.session_id).sort()).toEqual([finished.alpha, finished.beta].sort())
+    expect(rows.map((r) => r.session_id).sort(), evidence()).toEqual([finished.alpha, finished.beta].sort())
     const alpha = rows.find((r) => r.session_id === finished.alpha)!
     expect(alpha.raw_memory).toContain("ALPHA-FACT: the alpha service builds with bazel")
     expect(alpha.cwd).toBe(sandbox.projectDir)
@@ -112,7 +119,7 @@ describe("phase 1 on a real OpenCode", () => {
     const helpers = [...new Set(structured.map((r) => firstUserText(r.body)))]
     const jobs = query<{ job_key: string }>(sandbox, `SELECT job_key FROM jobs WHERE kind = '${JOBS.STAGE1}'`)
     expect(jobs.map((j) => j.job_key).sort()).toEqual(Object.values(finished).sort())
-    expect(helpers).toHaveLength(jobs.length)
+    expect(helpers, evidence()).toHaveLength(jobs.length)
     for (const fact of ["ALPHA-FACT", "BETA-FACT", "GAMMA-FACT"]) expect(helpers.filter((text) => text.includes(fact)), fact).toHaveLength(1)
     for (const request of structured) {
       expect(systemTexts(request.body).join("\n")).toContain("Memory extraction: one finished session")
