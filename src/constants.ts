@@ -31,6 +31,8 @@ export const JOBS = Object.freeze({
   /** Codex job kinds: one row per session for phase 1, one global row for phase 2. */
   STAGE1: "memory_stage1",
   PHASE2: "memory_consolidate_global",
+  /** Not Codex's: sessions whose compaction closed a segment still to be learned from (segment-captures.ts). */
+  CAPTURE: "memory_segment_capture",
   PHASE2_KEY: "global",
   /** PHASE2_SUCCESS_COOLDOWN_SECONDS */
   PHASE2_COOLDOWN_MS: 6 * 60 * 60 * 1000,

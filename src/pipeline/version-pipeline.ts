@@ -16,6 +16,7 @@ import { ReadPath } from "../read/read-path.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import { Phase2Jobs } from "../store/phase2-jobs.js"
 import type { SqlDatabase } from "../store/sqlite.js"
+import { SegmentCaptures } from "../store/segment-captures.js"
 import { Stage1Jobs } from "../store/stage1-jobs.js"
 import { VersionStore } from "../store/version-store.js"
 import type { RateLimitBreaker } from "../write/breaker.js"
@@ -61,6 +62,7 @@ export interface PipelineStoreState {
 interface Tables {
   store: VersionStore
   stage1: Stage1Jobs
+  captures: SegmentCaptures
   phase2: Phase2Jobs
 }
 
@@ -104,6 +106,7 @@ export class VersionPipeline {
       ...common,
       strategy: spec.extraction,
       jobs: () => this.tables?.stage1,
+      captures: () => this.tables?.captures,
       excludedSessions: deps.excludedSessions,
       extractionModel: deps.extractionModel,
       afterPass: () => this.afterExtraction(),
@@ -163,6 +166,7 @@ export class VersionPipeline {
       this.tables = {
         store: new VersionStore(spec.version, db, this.deps.now),
         stage1: new Stage1Jobs(db, this.deps.now),
+        captures: new SegmentCaptures(db, this.deps.now),
         phase2: new Phase2Jobs(db, this.deps.now),
       }
     } catch (error) {

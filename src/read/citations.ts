@@ -33,7 +33,8 @@ const OPEN = "<memory-citation>"
 const CLOSE = "</memory-citation>"
 /** Case-insensitive without a lowercased copy of the text (not global: no lastIndex state). */
 const OPEN_ANY_CASE = /<memory-citation>/i
-const SESSION_ID = /^[A-Za-z0-9_-]{3,128}$/
+// A record key: a session id, or a segment of one (`<id>#<n>` or `<id>#<n>.<part>`).
+const SESSION_ID = /^[A-Za-z0-9_-]{3,128}(?:#\d{1,6}(?:\.\d{1,6})?)?$/
 
 /** Cheap test used on hot paths before any parsing. */
 export function hasCitation(text: string): boolean {

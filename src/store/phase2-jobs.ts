@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto"
 import { JOBS, STAGE_TWO } from "../constants.js"
 import { immediate } from "./database.js"
+import { keyOfSession, sessionOfColumn } from "./record-keys.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { cut, queuePhase2 } from "./stage1-jobs.js"
@@ -162,7 +163,7 @@ export class Phase2Jobs {
            SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd,
                   o.usage_count, o.last_usage, o.generated_at
            FROM stage1_outputs AS o
-           WHERE o.session_id NOT IN (SELECT value FROM json_each($excluded))
+           WHERE ${sessionOfColumn("o.session_id")} NOT IN (SELECT value FROM json_each($excluded))
              AND (trim(o.raw_memory, $blank) <> '' OR trim(o.rollout_summary, $blank) <> '')
              AND (o.last_usage >= $cutoff OR (o.last_usage IS NULL AND o.source_updated_at >= $cutoff))
            ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC
@@ -295,14 +296,16 @@ export class Phase2Jobs {
    */
   forgetSession(sessionId: string): { deleted: boolean; queued: boolean } {
     return immediate(this.db, () => {
+      // The session's own record and those of the segments its compactions closed.
       const output = this.db
-        .prepare("SELECT selected_for_phase2 FROM stage1_outputs WHERE session_id = $id")
-        .get<{ selected_for_phase2: number }>({ id: sessionId })
-      this.db.prepare("DELETE FROM stage1_outputs WHERE session_id = $id").run({ id: sessionId })
-      this.db.prepare("DELETE FROM jobs WHERE kind = $kind AND job_key = $id").run({ kind: JOBS.STAGE1, id: sessionId })
-      const queued = output !== undefined && Number(output.selected_for_phase2) !== 0
+        .prepare(`SELECT COUNT(*) AS n, MAX(selected_for_phase2) AS selected FROM stage1_outputs WHERE ${keyOfSession("session_id")}`)
+        .get<{ n: number; selected: number | null }>({ id: sessionId })
+      this.db.prepare(`DELETE FROM stage1_outputs WHERE ${keyOfSession("session_id")}`).run({ id: sessionId })
+      this.db.prepare(`DELETE FROM jobs WHERE kind IN ($kind, $capture) AND ${keyOfSession("job_key")}`).run({ kind: JOBS.STAGE1, capture: JOBS.CAPTURE, id: sessionId })
+      const found = Number(output?.n ?? 0) > 0
+      const queued = found && Number(output?.selected ?? 0) !== 0
       if (queued) queuePhase2(this.db, this.now())
-      return { deleted: output !== undefined, queued }
+      return { deleted: found, queued }
     })
   }
 

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto"
 import { JOBS, STAGE_ONE } from "../constants.js"
 import { immediate } from "./database.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
+import { sessionOfKey } from "./record-keys.js"
 import type { SqlDatabase } from "./sqlite.js"
 
 export interface Stage1Candidate {
@@ -156,6 +157,12 @@ export class Stage1Jobs {
            WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
         )
         .run({ id: sessionId, watermark, raw: output.rawMemory, summary: output.rolloutSummary, slug: output.slug, cwd: output.cwd, now })
+      // A closed segment's record covers what the session's open-segment record, taken before the
+      // compaction, had learned from part of it: that older record goes, so nothing counts twice.
+      const session = sessionOfKey(sessionId)
+      if (session !== sessionId) {
+        this.db.prepare("DELETE FROM stage1_outputs WHERE session_id = $session AND source_updated_at <= $watermark").run({ session, watermark })
+      }
       queuePhase2(this.db, watermark)
       return true
     })

@@ -5,6 +5,7 @@
 import { JOBS } from "../constants.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { immediate } from "./database.js"
+import { keyOfSession } from "./record-keys.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { queuePhase2 } from "./stage1-jobs.js"
@@ -66,7 +67,8 @@ export class VersionStore {
   bumpUsage(sessionIds: readonly string[]): void {
     if (!sessionIds.length) return
     immediate(this.db, () => {
-      const bump = this.db.prepare("UPDATE stage1_outputs SET usage_count = usage_count + 1, last_usage = $now WHERE session_id = $id")
+      // A citation names a record, or a whole session: then every segment of it counts.
+      const bump = this.db.prepare(`UPDATE stage1_outputs SET usage_count = usage_count + 1, last_usage = $now WHERE ${keyOfSession("session_id")}`)
       const now = this.now()
       for (const id of new Set(sessionIds)) bump.run({ id, now })
     })
@@ -80,7 +82,7 @@ export class VersionStore {
   queueIfHasOutput(sessionId: string, options: { selectedOnly?: boolean } = {}): boolean {
     return immediate(this.db, () => {
       const condition = options.selectedOnly ? "AND selected_for_phase2 = 1" : ""
-      const found = this.db.prepare(`SELECT 1 AS yes FROM stage1_outputs WHERE session_id = $id ${condition}`).get({ id: sessionId })
+      const found = this.db.prepare(`SELECT 1 AS yes FROM stage1_outputs WHERE ${keyOfSession("session_id")} ${condition}`).get({ id: sessionId })
       if (found) queuePhase2(this.db, this.now())
       return found !== undefined
     })

@@ -2,8 +2,8 @@
 // `{ info, parts }`), so one transcript renderer and one evidence selector serve both hosts.
 // V2 tags each message by `type` and keeps an assistant's text, reasoning and tool calls in
 // `content`; everything arrives as JSON from the host, so each field is checked before use and a
-// message of a type the write path has no use for (agent or model switches, compaction markers,
-// turn ends) is dropped. Pure.
+// message of a type the write path has no use for (agent or model switches, turn ends) is
+// dropped; a compaction becomes the boundary V1 marks with a compaction part. Pure.
 import type { TranscriptMessage, TranscriptPart } from "../write/transcript.js"
 
 export function toTranscriptMessages(messages: readonly unknown[]): TranscriptMessage[] {
@@ -40,6 +40,13 @@ function convert(message: Readonly<Record<string, unknown>>): TranscriptMessage 
       const error = record(message.error)
       const info = error ? { role: "assistant", error: { name: str(error.name) ?? str(error.type) ?? "error", data: { message: str(error.message) ?? "" } } } : { role: "assistant" }
       return parts.length || error ? { info, parts } : undefined
+    }
+    // A compaction is a segment boundary (src/write/segments.ts); its summary is the model's
+    // retelling of what came before, so only the boundary is kept. A failed one cut nothing.
+    case "compaction": {
+      if (message.status === "failed") return undefined
+      const created = num(record(message.time)?.created)
+      return { info: { role: "user", ...(created === undefined ? {} : { time: { created } }) }, parts: [{ type: "compaction" }] }
     }
     default:
       return undefined
@@ -102,4 +109,8 @@ function str(value: unknown): string | undefined {
 
 function record(value: unknown): Readonly<Record<string, unknown>> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined
 }

@@ -13,6 +13,7 @@ import { addCounts, redactText } from "../redact/redact.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
 import { jsonFromReply } from "./generate-prompt.js"
+import { sessionOfKey, splitSegments } from "./segments.js"
 import { sanitizeSession } from "./session-input.js"
 import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
@@ -44,7 +45,17 @@ export interface ExtractionContext {
 
 export const EXTRACT_AGENT = "memorize-extract"
 
-export async function runExtraction(ctx: ExtractionContext, claim: Claim, session: HostSession): Promise<JobResult> {
+/**
+ * What a job renders, when the caller has the messages already (a segment capture): `all` is the
+ * whole session, from which private spans are found; `selected` the messages this record covers.
+ * Without it the job loads the session and renders its open segment (after the last compaction).
+ */
+export interface ExtractionScope {
+  all: readonly unknown[]
+  selected: readonly unknown[]
+}
+
+export async function runExtraction(ctx: ExtractionContext, claim: Claim, session: HostSession, scope?: ExtractionScope): Promise<JobResult> {
   const { jobs, diagnostics } = ctx
   const id = claim.sessionId
   const finish = (ok: boolean, outcome: JobResult["outcome"], detail?: string): JobResult =>
@@ -53,7 +64,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
   const audit = (counts: Readonly<Record<string, number>>, stage: RedactionStage) => {
     if (!ctx.recordRedactions || !Object.keys(counts).length) return
     try {
-      ctx.recordRedactions(id, counts, stage)
+      ctx.recordRedactions(sessionOfKey(id), counts, stage)
     } catch (error) {
       // The audit is a report; failing to write it must not fail the extraction.
       diagnostics.report("warn", "phase1", `could not record the redaction counts of ${id}: ${errorMessage(error)}`)
@@ -61,7 +72,9 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
   }
   try {
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(STAGE_ONE.EXTRACTION_TIMEOUT_MS)])
-    const messages = await ctx.host.loadMessages(id, signal)
+    const all = scope?.all ?? (await ctx.host.loadMessages(session.id, signal))
+    // Closed segments are their own records (segment-capture.ts): the session's record covers the rest.
+    const messages = scope?.selected ?? splitSegments(all as never).open
     // A session with nothing to show teaches nothing; an existing record is kept (retry later).
     const emptySession = (): JobResult =>
       jobs.hasOutput(id)
@@ -69,11 +82,11 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
         : finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     if (messages.length === 0) return emptySession()
     // The one place the host's session is read: everything below uses the sanitized copy.
-    const input = sanitizeSession(session, messages as never)
+    const input = sanitizeSession(session, all as never)
     const model = ctx.extractionModel()
     const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
     const built = ctx.strategy.build({
-      sessionId: id,
+      sessionId: claim.sessionId,
       hostDirectory: session.directory,
       updatedAt: claim.watermark,
       messages: messages as never,

@@ -11,12 +11,14 @@ import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
 import type { Host, HostSession, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
+import type { SegmentCaptures } from "../store/segment-captures.js"
 import type { Stage1Jobs } from "../store/stage1-jobs.js"
 import { STAGE_ONE } from "../constants.js"
 import { runExtraction, type ExtractionContext } from "./extraction-job.js"
 import type { PassReport } from "./phase1-results.js"
 import type { ExtractionStrategy } from "./extraction-strategy.js"
 import { isHelperSession } from "./helper-sessions.js"
+import { captureSegments, type CaptureReport } from "./segment-capture.js"
 import { breakerScope, type RateLimitBreaker } from "./breaker.js"
 
 export interface Phase1Deps {
@@ -30,6 +32,8 @@ export interface Phase1Deps {
   memoryRoot: string
   /** The job table, once the database is open. */
   jobs: () => Stage1Jobs | undefined
+  /** The capture queue of compacted sessions (same database); without it compactions are not captured. */
+  captures?: () => SegmentCaptures | undefined
   /** Sessions whose memory mode is not "enabled". */
   excludedSessions: () => ReadonlySet<string>
   /** Helper sessions this instance started: the read path skips them while they run. */
@@ -49,6 +53,8 @@ export interface Phase1Deps {
 export class Phase1 {
   private readonly shutdown = new AbortController()
   private readonly flight = new SingleFlight<PassReport>()
+  private readonly captureFlight = new SingleFlight<CaptureReport[]>()
+  private capturesQueued = false
   private lastClaimingPass = Number.NEGATIVE_INFINITY
   private discovered: { at: number; sessions: HostSession[] } | undefined
   private readonly seenSessions = new Set<string>()
@@ -72,8 +78,42 @@ export class Phase1 {
     this.trigger(sessionId)
   }
 
+  /**
+   * A compaction of the session: what came before it is final, so it is queued at once (before
+   * anything can fail) and learned from now, without the idle gate.
+   */
+  onCompacted(sessionId: string): void {
+    const captures = this.deps.captures?.()
+    if (!captures || !this.deps.options.generate_memories || this.shutdown.signal.aborted) return
+    captures.enqueue(sessionId, this.deps.now())
+    this.triggerCaptures()
+  }
+
+  /** Runs the capture queue in the background (also retries of earlier failures); failures become diagnostics. */
+  triggerCaptures(): void {
+    const run = this.captureFlight.run(() => this.runCaptures())
+    // A compaction during a run is captured by the run after it.
+    if (!run) {
+      this.capturesQueued = true
+      return
+    }
+    void run
+      .finally(() => {
+        if (!this.capturesQueued) return
+        this.capturesQueued = false
+        this.triggerCaptures()
+      })
+      .then((reports) => (reports.some((report) => report.results.some((result) => result.outcome === "stored" || result.outcome === "nothing_to_remember")) ? this.deps.afterPass?.() : undefined))
+      .catch((error) => this.deps.diagnostics.error("phase1", error))
+  }
+
+  capturesSettled(): Promise<void> {
+    return this.captureFlight.settled()
+  }
+
   /** Starts a pass in the background; its failures become diagnostics. */
   trigger(currentSessionId?: string): void {
+    this.triggerCaptures()
     void this.pass(currentSessionId)
       // A pass already in flight runs afterPass itself when it ends: phase 2 then sees its records.
       .then((report) => (report.type === "skipped" && report.reason === "in_flight" ? undefined : this.deps.afterPass?.()))
@@ -87,7 +127,7 @@ export class Phase1 {
   /** Aborts extraction in flight; the jobs are given back without spending a retry. */
   async dispose(): Promise<void> {
     this.shutdown.abort(new Error("the plugin is shutting down"))
-    await this.flight.settled()
+    await Promise.all([this.flight.settled(), this.captureFlight.settled()])
   }
 
   private async run(currentSessionId: string | undefined): Promise<PassReport> {
@@ -129,6 +169,32 @@ export class Phase1 {
       ),
     )
     return { type: "done", eligible: eligible.length, claimed: claims.length, results }
+  }
+
+  /** Claims due captures (up to max_rollouts_per_startup per run) and captures them one by one. */
+  private async runCaptures(): Promise<CaptureReport[]> {
+    const { options, diagnostics } = this.deps
+    const jobs = this.deps.jobs()
+    const captures = this.deps.captures?.()
+    if (!jobs || !captures || !options.generate_memories || this.shutdown.signal.aborted) return []
+    if (this.deps.breaker.check(breakerScope(this.deps.extractionModel(), "extraction"))) return []
+    const due = captures.due(options.max_rollouts_per_startup)
+    if (!due.length) return []
+    const sessions = await this.discover()
+    const excluded = this.deps.excludedSessions()
+    const reports: CaptureReport[] = []
+    for (const sessionId of due) {
+      if (this.shutdown.signal.aborted) break
+      const claim = captures.claim(sessionId, this.deps.workerId)
+      if (!claim) continue
+      const session = sessions.find((s) => s.id === sessionId && !s.parentId && !isHelperSession(s))
+      // A session whose memory mode is off is not learned from; its queue entry is settled.
+      const report = await captureSegments({ ...this.deps, jobs, captures, signal: this.shutdown.signal }, claim, excluded.has(sessionId) ? undefined : session)
+      const stored = report.results.filter((result) => result.outcome === "stored").length
+      diagnostics.report(report.outcome === "retry_later" ? "warn" : "info", "phase1", `segments of ${sessionId}: ${report.outcome}, ${report.results.length} extracted, ${stored} stored`)
+      reports.push(report)
+    }
+    return reports
   }
 
   private async discover(): Promise<HostSession[]> {

@@ -1,9 +1,24 @@
 // OpenCode 2's stored messages, as the write path reads them: the same transcript as V1's shape.
 import { describe, expect, it } from "vitest"
 import { toTranscriptMessages } from "../../src/v2/messages.js"
+import { splitSegments } from "../../src/write/segments.js"
 import { renderTranscript } from "../../src/write/transcript.js"
 
 describe("toTranscriptMessages", () => {
+  it("turns a compaction into the segment boundary V1 marks, without its summary; a failed one cuts nothing", () => {
+    const messages = toTranscriptMessages([
+      { id: "msg_1", type: "user", text: "before" },
+      { id: "msg_2", type: "compaction", status: "completed", reason: "auto", summary: "the recap", recent: "", time: { created: 500 } },
+      { id: "msg_3", type: "user", text: "between" },
+      { id: "msg_4", type: "compaction", status: "failed", reason: "auto", error: { type: "x" }, time: { created: 600 } },
+      { id: "msg_5", type: "user", text: "after" },
+    ])
+    expect(JSON.stringify(messages)).not.toContain("the recap")
+    const split = splitSegments(messages)
+    expect(split.closed.map((s) => [s.closedAt, s.messages.length])).toEqual([[500, 1]])
+    expect(split.open).toHaveLength(2)
+  })
+
   it("keeps user text, synthetic text as synthetic, assistant text and tool calls, and drops the rest", () => {
     const messages = toTranscriptMessages([
       { id: "msg_1", type: "user", text: "why is CI red?", files: [{ uri: "file:///x/log.txt", mime: "text/plain", name: "log.txt" }] },
