@@ -15,6 +15,8 @@ import { Catalog } from "./pipeline/catalog.js"
 import { SessionVersions } from "./pipeline/session-versions.js"
 import { VersionPipeline } from "./pipeline/version-pipeline.js"
 import { VERSIONS, versionSpec } from "./pipeline/versions.js"
+import { SessionCheckpoints } from "./checkpoint/session-checkpoints.js"
+import type { ToolResult } from "./checkpoint/observe.js"
 import { CitationUsage } from "./read/citation-usage.js"
 import { isConversationCall, type SystemCall } from "./read/read-path.js"
 import type { MemoryStore } from "./store/memory-store.js"
@@ -22,6 +24,7 @@ import { markPolluted } from "./store/pollution.js"
 import { packageRoot } from "./util/package-root.js"
 import { memoryPaths, resolveHome, type MemoryPaths, type MemoryVersion } from "./util/paths.js"
 import { prepareRoot } from "./util/prepare-root.js"
+import { loadTemplate } from "./util/templates.js"
 import { testSwitches } from "./util/test-switches.js"
 import { RateLimitBreaker } from "./write/breaker.js"
 import { ExternalContext } from "./write/external-context.js"
@@ -60,6 +63,8 @@ export class Memory {
   /** What the tools and citations reach, routed to the session's version. */
   readonly controls: MemoryControls
   readonly citations: CitationUsage
+  /** Session checkpoints (src/checkpoint), when the checkpoint option is on. */
+  readonly checkpoints: SessionCheckpoints | undefined
   /**
    * True when this instance serves a memory folder itself: OpenCode starts one for the helper
    * sessions (their directory is a memory root). It adds the helper agents and nothing else.
@@ -99,7 +104,13 @@ export class Memory {
     const templatesDir = path.join(this.packageDir, "templates")
     const workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
     const interop = planInterop({ options, env: deps.env, homedir: deps.homedir, templatesDir, memoryRoots: VERSIONS.map((version) => memoryPaths(home.home, home.source, version).memoryRoot) })
-    this.warnings = [...parsed.warnings, ...interop.warnings]
+    // replace needs a host that lets a plugin supply the compaction's result; OpenCode 1.x does not.
+    const replaceUnsupported = options.checkpoint.enabled && options.checkpoint.mode === "replace" && deps.host.kind !== "opencode2"
+    this.warnings = [
+      ...parsed.warnings,
+      ...interop.warnings,
+      ...(replaceUnsupported ? ['option "checkpoint.mode" = "replace": OpenCode 1.x always runs its own compaction model; the checkpoint view joins it instead (as "augment")'] : []),
+    ]
     const dual = options.generate_memories && options.dual_write
     const pipelines = new Map<MemoryVersion, VersionPipeline>()
     for (const version of VERSIONS) {
@@ -144,6 +155,14 @@ export class Memory {
       sink: () => (this.catalog.store ? this.controls : undefined),
       onError: (error) => diagnostics.error("citations", error),
     })
+    this.checkpoints = options.checkpoint.enabled
+      ? new SessionCheckpoints({
+          store: () => this.catalog.checkpoints,
+          directory: deps.directory,
+          diagnostics,
+          preface: loadTemplate(path.join(templatesDir, "checkpoint"), "preface.md").text.trim(),
+        })
+      : undefined
     this.servesHelpers = deps.directory !== undefined && this.controls.memoryRoots.some((root) => path.resolve(deps.directory!) === path.resolve(root))
   }
 
@@ -198,6 +217,7 @@ export class Memory {
     return createMemoryTools(this.controls, {
       memoryTools: this.options.use_memories && this.options.dedicated_tools,
       templatesDir: path.join(this.packageDir, "templates"),
+      ...(this.checkpoints ? { checkpoints: { applyCheckpoint: (sessionId: string, update: unknown) => this.checkpoints!.apply(sessionId, update) } } : {}),
     })
   }
 
@@ -207,6 +227,50 @@ export class Memory {
     if (!isConversationCall(call, (id) => this.helperSessions.has(id))) return undefined
     // An injected turn is a real use: it stamps the session's version.
     return this.pipeline(this.versions.resolve(call.sessionID, { stamp: true })).readPath.blockFor(call)
+  }
+
+  /**
+   * The frozen checkpoint view of the session's last compaction, for every conversation call until
+   * the next: its own system entry after the memory block, so each keeps its bytes.
+   */
+  checkpointBlock(call: SystemCall): string | undefined {
+    if (!this.checkpoints || this.disposed || this.servesHelpers) return undefined
+    if (!isConversationCall(call, (id) => this.helperSessions.has(id))) return undefined
+    return this.checkpoints.frozenView(call.sessionID)
+  }
+
+  /** A user's message with its text parts: the checkpoint's task pointer. */
+  onUserMessage(sessionId: string, messageId: string, texts: readonly string[]): void {
+    if (this.ignores(sessionId)) return
+    this.checkpoints?.onUserMessage(sessionId, messageId, texts)
+  }
+
+  /** A tool call finished: what it read, wrote or ran joins the session's checkpoint. */
+  onToolResult(sessionId: string, result: ToolResult): void {
+    if (this.ignores(sessionId)) return
+    this.checkpoints?.onToolResult(sessionId, result)
+  }
+
+  /** OpenCode's todo list changed. */
+  onTodos(sessionId: string, todos: Array<{ id?: string; content: string; status: string }>): void {
+    if (this.ignores(sessionId)) return
+    this.checkpoints?.onTodos(sessionId, todos)
+  }
+
+  /** A compaction starts: the checkpoint view for its context, or undefined without checkpoints. */
+  onCompacting(sessionId: string): string | undefined {
+    if (this.ignores(sessionId) || !this.checkpoints) return undefined
+    return this.checkpoints.compactionContext(sessionId)
+  }
+
+  /** A compaction ended: its view is frozen, and the segment it closed is learned from now. */
+  onCompacted(sessionId: string): void {
+    if (this.ignores(sessionId)) return
+    try {
+      this.checkpoints?.onCompacted(sessionId)
+    } finally {
+      if (this.switches.generateMemories) for (const pipeline of this.writers()) pipeline.phase1?.onCompacted(sessionId)
+    }
   }
 
   /** Remembers the models OpenCode is configured with (extraction falls back to small_model). */
@@ -256,7 +320,9 @@ export class Memory {
 
   /** OpenCode deleted a session: every version forgets what it learned from it. */
   onSessionDeleted(sessionId: string): void {
-    if (this.disposed || !this.options.generate_memories) return
+    if (this.disposed) return
+    this.checkpoints?.forget(sessionId)
+    if (!this.options.generate_memories) return
     for (const pipeline of this.pipelines.values()) {
       const forgotten = pipeline.forgetSession(sessionId)
       if (forgotten.deleted) this.diagnostics.report("info", "forgetting", `${pipeline.version}: forgot session ${sessionId}${forgotten.queued ? "; consolidation queued" : ""}`)

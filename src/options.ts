@@ -46,6 +46,11 @@ const schema = z
       /** Project keys (folder names under projects/) or project folders; unset: every project. */
       projects: z.array(z.string().min(1)).max(MAX_CLAUDE_PROJECTS).optional(),
     }),
+    checkpoint: z.strictObject({
+      enabled: z.boolean().optional(),
+      /** augment: the view joins the host's compaction; replace: it is the compaction, where the host allows. */
+      mode: z.enum(["augment", "replace"]).optional(),
+    }),
     version: z.enum(["v1", "v2"]),
     dual_write: z.boolean(),
     home: z.string().min(1),
@@ -69,6 +74,7 @@ export interface MemoryOptions {
   v2_ready_sessions: number
   codex_interop: { import: boolean; export: boolean; codex_home: string | undefined }
   claude_import: { enabled: boolean; claude_home: string | undefined; projects: readonly string[] | undefined }
+  checkpoint: { enabled: boolean; mode: "augment" | "replace" }
   version: "v1" | "v2"
   dual_write: boolean
   home: string | undefined
@@ -96,6 +102,7 @@ export const DEFAULT_OPTIONS: MemoryOptions = Object.freeze({
   v2_ready_sessions: INTEGER_OPTIONS.v2_ready_sessions[0],
   codex_interop: Object.freeze({ import: false, export: false, codex_home: undefined }),
   claude_import: Object.freeze({ enabled: false, claude_home: undefined, projects: undefined }),
+  checkpoint: Object.freeze({ enabled: true, mode: "augment" as const }),
   version: "v1",
   dual_write: false,
   home: undefined,
@@ -117,7 +124,12 @@ export function parseOptions(input: unknown): ParsedOptions {
       claude_home: raw.claude_import?.claude_home,
       projects: raw.claude_import?.projects,
     },
+    checkpoint: {
+      enabled: raw.checkpoint?.enabled ?? true,
+      mode: raw.checkpoint?.mode ?? "augment",
+    },
   }
+  if (!options.checkpoint.enabled && raw.checkpoint?.mode) warnings.push('option "checkpoint.mode" is set but checkpoint.enabled is false; it is not used')
   warnings.push(...interopWarnings(options))
   for (const key of Object.keys(INTEGER_OPTIONS) as IntegerOption[]) {
     options[key] = clampInteger(key, raw[key], warnings)

@@ -37,6 +37,7 @@ describe("parseOptions", () => {
       v2_ready_sessions: 5,
       codex_interop: { import: true, export: false, codex_home: "/somewhere/.codex" },
       claude_import: { enabled: true, claude_home: "/somewhere/.claude", projects: ["-home-u-acme"] },
+      checkpoint: { enabled: true, mode: "replace" },
       version: "v2",
       dual_write: true,
       home: "/data/memory",

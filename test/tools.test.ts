@@ -42,10 +42,11 @@ async function setup(options: Record<string, unknown> = {}) {
 describe("tools", () => {
   it("offers the memory tools only with use_memories and dedicated_tools; the controls always", async () => {
     expect(Object.keys((await setup()).tools).sort()).toEqual(
-      ["memory_add_note", "memory_inspect", "memory_list", "memory_mode", "memory_read", "memory_reset", "memory_search"],
+      ["memory_add_note", "memory_checkpoint", "memory_inspect", "memory_list", "memory_mode", "memory_read", "memory_reset", "memory_search"],
     )
-    expect(Object.keys((await setup({ dedicated_tools: false })).tools).sort()).toEqual(["memory_inspect", "memory_mode", "memory_reset"])
-    expect(Object.keys((await setup({ use_memories: false })).tools).sort()).toEqual(["memory_inspect", "memory_mode", "memory_reset"])
+    expect(Object.keys((await setup({ dedicated_tools: false })).tools).sort()).toEqual(["memory_checkpoint", "memory_inspect", "memory_mode", "memory_reset"])
+    expect(Object.keys((await setup({ use_memories: false })).tools).sort()).toEqual(["memory_checkpoint", "memory_inspect", "memory_mode", "memory_reset"])
+    expect(Object.keys((await setup({ use_memories: false, checkpoint: { enabled: false } })).tools).sort()).toEqual(["memory_inspect", "memory_mode", "memory_reset"])
   })
 
   it("answers refusals with a readable error instead of throwing", async () => {

@@ -3,10 +3,11 @@
 import path from "node:path"
 import { loadTemplate } from "../src/util/templates.js"
 import { addNoteTool } from "./add-note.js"
+import { checkpointTool } from "./checkpoint.js"
 import { inspectTool } from "./inspect.js"
 import { listTool } from "./list.js"
 import { modeTool } from "./mode.js"
-import type { MemoryToolPorts } from "./ports.js"
+import type { CheckpointPorts, MemoryToolPorts } from "./ports.js"
 import { readTool } from "./read.js"
 import { resetTool } from "./reset.js"
 import { searchTool } from "./search.js"
@@ -15,6 +16,8 @@ import type { ToolSpec } from "./spec.js"
 export interface ToolSetOptions {
   memoryTools: boolean
   templatesDir: string
+  /** The session checkpoint's tool, when checkpoints are on (independent of the memory tools). */
+  checkpoints?: CheckpointPorts
 }
 
 export function createMemoryTools(memory: MemoryToolPorts, options: ToolSetOptions): ToolSpec[] {
@@ -24,6 +27,7 @@ export function createMemoryTools(memory: MemoryToolPorts, options: ToolSetOptio
     modeTool(memory, describe("memory_mode")),
     resetTool(memory, describe("memory_reset")),
   ] as ToolSpec[]
+  if (options.checkpoints) control.unshift(checkpointTool(options.checkpoints, describe("memory_checkpoint")) as ToolSpec)
   if (!options.memoryTools) return control
   const tools = [
     readTool((sessionId) => memory.backendFor(sessionId), describe("memory_read")),

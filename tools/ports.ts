@@ -2,6 +2,7 @@
 // can hand in a small fake.
 import type { LocalMemoryBackend } from "../src/backend/local-backend.js"
 import type { NewNote, WrittenNote } from "../src/backend/notes.js"
+import type { ApplyOutcome } from "../src/checkpoint/session-checkpoints.js"
 import type { MemoryMode } from "../src/store/memory-store.js"
 
 export interface InspectReport {
@@ -22,4 +23,9 @@ export interface MemoryToolPorts {
   inspect(): InspectReport
   setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode }
   reset(): Promise<ResetReport>
+}
+
+/** What memory_checkpoint needs: present only when checkpoints are on. */
+export interface CheckpointPorts {
+  applyCheckpoint(sessionId: string, update: unknown): ApplyOutcome
 }

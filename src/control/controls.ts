@@ -111,6 +111,7 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       redactions: catalog.store?.redactionTotals(),
       breakers: this.deps.breaker.list(),
       ignoredAgentKeys: this.deps.ignoredAgentKeys(),
+      ...(catalog.checkpoints ? { checkpoints: catalog.checkpoints.counts() } : {}),
       ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
     }
     const { options, ...rest } = snapshot

@@ -58,6 +58,8 @@ export interface InspectSnapshot {
   ignoredAgentKeys?: Readonly<Record<string, readonly string[]>>
   /** What a host that can say so reports (OpenCode 2): how sessions are found, and the panel's switches. */
   host?: { sessions: string; switches: { useMemories: boolean; generateMemories: boolean } }
+  /** Session checkpoints in the catalog; absent while it is not open. */
+  checkpoints?: { sessions: number; frozen: number }
 }
 
 export function renderInspect(s: InspectSnapshot): string {
@@ -80,6 +82,9 @@ export function renderInspect(s: InspectSnapshot): string {
     lines.push(`reading: ${c.sessionsByVersion.v1} stamped v1, ${c.sessionsByVersion.v2} stamped v2 (new sessions read ${s.options.version})`)
     lines.push(`citations: ${c.citedParts} cited replies, ${c.citedFiles} files cited`)
   }
+  const checkpoint = s.options.checkpoint
+  if (!checkpoint.enabled) lines.push("checkpoints: off")
+  else if (s.checkpoints) lines.push(`checkpoints (${checkpoint.mode}): ${s.checkpoints.sessions} sessions, ${s.checkpoints.frozen} carrying the view of their last compaction`)
   lines.push("")
 
   lines.push("## Rate limits")

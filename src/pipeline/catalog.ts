@@ -3,6 +3,7 @@
 // closed at dispose; its state says, while it opens or after it failed, why memory is not there.
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
+import { CheckpointStore } from "../store/checkpoint-store.js"
 import { MemoryStore } from "../store/memory-store.js"
 import { openReported } from "./open-store.js"
 
@@ -15,6 +16,7 @@ export interface StoreState {
 
 export class Catalog {
   private current: MemoryStore | undefined
+  private checkpointTable: CheckpointStore | undefined
   private status: StoreState = { status: "closed" }
   private closed = false
 
@@ -28,6 +30,11 @@ export class Catalog {
     return this.current
   }
 
+  /** Session checkpoints (same file), once open. */
+  get checkpoints(): CheckpointStore | undefined {
+    return this.checkpointTable
+  }
+
   state(): StoreState {
     return { ...this.status }
   }
@@ -39,6 +46,7 @@ export class Catalog {
     try {
       const { db, migrated } = openReported(this.file, { now: this.deps.now }, this.deps.diagnostics)
       this.current = new MemoryStore(db, this.deps.now)
+      this.checkpointTable = new CheckpointStore(db, this.deps.now)
       this.status = { status: "open", driver: db.driver, schemaVersion: migrated.to }
     } catch (error) {
       this.status = { status: "failed", error: errorMessage(error) }
@@ -56,6 +64,7 @@ export class Catalog {
     this.closed = true
     this.current?.db.close()
     this.current = undefined
+    this.checkpointTable = undefined
     this.status = { status: "closed" }
   }
 }

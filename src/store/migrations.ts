@@ -130,6 +130,25 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 7,
+    name: "session checkpoints",
+    sql: `
+      -- Each session's working state (src/checkpoint): the checkpoint_v1 projection as JSON, the
+      -- view rendered for a compaction in progress, and the view frozen by the last compaction,
+      -- which every later turn carries until the next. Session state, not memory: a reset keeps
+      -- it; deleting the session deletes it.
+      CREATE TABLE session_checkpoints (
+        session_id   TEXT PRIMARY KEY,
+        state        TEXT NOT NULL,
+        updated_at   INTEGER NOT NULL,
+        pending_view TEXT,
+        frozen_view  TEXT,
+        frozen_at    INTEGER,
+        compactions  INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */

@@ -22,9 +22,13 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
     tool: toV1Tools(memory.tools(), memory.diagnostics),
 
     "experimental.chat.system.transform": guard("experimental.chat.system.transform", (input, output) => {
-      const block = memory.systemBlock({ sessionID: input.sessionID, system: output.system })
+      const call = { sessionID: input.sessionID, system: output.system }
+      const block = memory.systemBlock(call)
       // One appended string: OpenCode keeps it as its own system message, so it caches separately.
       if (block) output.system.push(block)
+      // After the memory block, so the block's bytes stay a stable prefix of what OpenCode joins.
+      const checkpoint = memory.checkpointBlock(call)
+      if (checkpoint) output.system.push(checkpoint)
     }),
 
     // Runs before OpenCode stores the finished text part: the citation block never reaches the
@@ -37,8 +41,20 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       memory.citations.stripHistory(output.messages as never)
     }),
 
-    "chat.message": guard("chat.message", (input) => {
+    "chat.message": guard("chat.message", (input, output) => {
       memory.onChatMessage(input.sessionID)
+      const texts = output.parts.flatMap((part) => (part.type === "text" && !part.synthetic && !part.ignored ? [part.text] : []))
+      memory.onUserMessage(input.sessionID, output.message.id, texts)
+    }),
+
+    "tool.execute.after": guard("tool.execute.after", (input, output) => {
+      memory.onToolResult(input.sessionID, { tool: input.tool, callID: input.callID, args: input.args, metadata: output?.metadata })
+    }),
+
+    // Adds the checkpoint view to the compaction prompt; a failure leaves OpenCode's own compaction as it is.
+    "experimental.session.compacting": guard("experimental.session.compacting", (input, output) => {
+      const view = memory.onCompacting(input.sessionID)
+      if (view) output.context.push(view)
     }),
 
     "tool.execute.before": guard("tool.execute.before", (input) => {
@@ -51,6 +67,8 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       if (type === "message.part.updated") memory.citations.observePart(properties.part as never)
       else if (type === "session.idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
       else if (type === "session.status" && properties.status?.type === "idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
+      else if (type === "session.compacted" && properties.sessionID) memory.onCompacted(properties.sessionID)
+      else if (type === "todo.updated" && properties.sessionID) memory.onTodos(properties.sessionID, todosOf((event.properties as { todos?: unknown }).todos))
       else if (type === "session.deleted") {
         const info = (event.properties as { info?: { id?: string } }).info
         const id = properties.sessionID ?? info?.id
@@ -60,4 +78,14 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
 
     dispose: guard("dispose", () => memory.dispose()),
   }
+}
+
+/** OpenCode's todo items as the checkpoint takes them; anything malformed is skipped. */
+function todosOf(value: unknown): Array<{ id?: string; content: string; status: string }> {
+  if (!Array.isArray(value)) return []
+  return value.flatMap((todo: { id?: unknown; content?: unknown; status?: unknown }) =>
+    todo && typeof todo.content === "string"
+      ? [{ ...(typeof todo.id === "string" ? { id: todo.id } : {}), content: todo.content, status: typeof todo.status === "string" ? todo.status : "pending" }]
+      : [],
+  )
 }

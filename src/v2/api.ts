@@ -93,9 +93,15 @@ export interface V2StoredMessage {
   [key: string]: unknown
 }
 
+/** The `compaction` hook's event: the compaction request, whose `result`, when set, is recorded instead of asking the model. */
+export interface V2SessionCompaction extends V2SessionContext {
+  result?: { summary: string; metadata?: Record<string, unknown> }
+}
+
 export interface V2SessionHooks {
   context: V2SessionContext
   prompt: V2SessionPrompt
+  compaction: V2SessionCompaction
 }
 
 export interface V2SessionDomain {
@@ -151,9 +157,20 @@ export interface V2ToolExecuteBefore {
   input: unknown
 }
 
+/** A finished tool call; `result` only when it completed. */
+export interface V2ToolExecuteAfter {
+  readonly tool: string
+  readonly sessionID: string
+  readonly id?: string
+  readonly input: unknown
+  readonly status?: "completed" | "error"
+  readonly result?: { metadata?: Record<string, unknown> }
+}
+
 export interface V2ToolDomain {
   transform(callback: (editor: V2ToolEditor) => void): Promise<V2Registration>
   hook(name: "execute.before", callback: (event: V2ToolExecuteBefore) => Promise<void> | void): Promise<V2Registration>
+  hook(name: "execute.after", callback: (event: V2ToolExecuteAfter) => Promise<void> | void): Promise<V2Registration>
 }
 
 export interface V2AgentInfo {

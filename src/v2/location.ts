@@ -5,15 +5,18 @@
 //   - agents: the helper agents, and an ask before memory_reset for every other agent;
 //   - session hooks: `context` appends the memory block to primary requests, strips citation
 //     blocks from every request's history (V2 keeps them in stored replies) and gives a helper
-//     session its instructions; `prompt` is a user's message;
-//   - tool hook: a tool about to run (external-context pollution);
+//     session its instructions, then the frozen checkpoint view; `prompt` is a user's message
+//     (and the checkpoint's task); `compaction` gets the checkpoint view, as the result itself
+//     with checkpoint.mode "replace";
+//   - tool hooks: a tool about to run (external-context pollution), one finished (checkpoint);
 //   - the status RPC the TUI part calls;
-//   - the event stream: turns ending, deletions, replies ending (citations counted).
+//   - the event stream: turns ending, deletions, replies ending (citations counted), compactions
+//     ending (the view frozen, the closed segment captured).
 import type { Guard } from "../guard.js"
 import type { Memory } from "../memory.js"
 import { bundledAgents } from "../write/bundled-agents.js"
 import { memoryRootForms } from "../write/helper-sandbox.js"
-import type { V2Context, V2Event, V2ModelMessage, V2Registration, V2SessionContext, V2ToolEditor } from "./api.js"
+import type { V2Context, V2Event, V2ModelMessage, V2Registration, V2SessionCompaction, V2SessionContext, V2SessionPrompt, V2ToolEditor, V2ToolExecuteAfter } from "./api.js"
 import { installV2Agents } from "./agents.js"
 import { MEMORY_RPC, type MemoryStatus, type SwitchName } from "./rpc.js"
 import { confineFile, confineSearch } from "./sandbox.js"
@@ -58,14 +61,25 @@ export async function registerLocation(ctx: V2Context, memory: Memory, runtime: 
     ),
     await ctx.session.hook(
       "prompt",
-      guard("session.prompt", (event: { sessionID: string }) => {
+      guard("session.prompt", (event: V2SessionPrompt) => {
         runtime.observe(event.sessionID)
         memory.onChatMessage(event.sessionID)
+        if (event.messageID && typeof event.prompt?.text === "string") memory.onUserMessage(event.sessionID, event.messageID, [event.prompt.text])
       }),
+    ),
+    await ctx.session.hook(
+      "compaction",
+      guard("session.compaction", (event: V2SessionCompaction) => compactionHook(event, memory)),
     ),
     await ctx.tool.hook(
       "execute.before",
       guard("tool.execute.before", (event: { sessionID: string; tool: string }) => memory.onToolUse(event.sessionID, event.tool)),
+    ),
+    await ctx.tool.hook(
+      "execute.after",
+      guard("tool.execute.after", (event: V2ToolExecuteAfter) =>
+        memory.onToolResult(event.sessionID, { tool: event.tool, callID: event.id ?? "", args: event.input, metadata: event.status === "completed" ? event.result?.metadata : undefined }),
+      ),
     ),
   )
   if (ctx.rpc) {
@@ -95,8 +109,23 @@ function contextHook(event: V2SessionContext, memory: Memory, runtime: LocationR
   stripCitations(event.sessionID, event.messages, memory)
   // V2 names the request's kind: title, compaction and generate requests get no memory.
   if (event.kind !== undefined && event.kind !== "primary") return
-  const block = memory.systemBlock({ sessionID: event.sessionID, system: event.system.map((part) => (typeof part.text === "string" ? part.text : "")) })
+  const call = { sessionID: event.sessionID, system: event.system.map((part) => (typeof part.text === "string" ? part.text : "")) }
+  const block = memory.systemBlock(call)
   if (block) event.system.push({ type: "text", text: block })
+  // Its own system part, after the memory block: each keeps its bytes and its cache segment.
+  const checkpoint = memory.checkpointBlock(call)
+  if (checkpoint) event.system.push({ type: "text", text: checkpoint })
+}
+
+/**
+ * OpenCode 2 lets a plugin supply the compaction's result: with mode "replace" the checkpoint view
+ * is the compaction and no model is asked; with "augment" the compaction model gets it to build on.
+ */
+function compactionHook(event: V2SessionCompaction, memory: Memory): void {
+  const view = memory.onCompacting(event.sessionID)
+  if (!view) return
+  if (memory.options.checkpoint.mode === "replace") event.result = { summary: view, metadata: { source: "opencode-codex-memory checkpoint" } }
+  else event.system.push({ type: "text", text: view })
 }
 
 /** Citation blocks kept in stored replies are removed from what the model is sent, and counted once. */
@@ -157,6 +186,7 @@ function onEvent(event: V2Event, memory: Memory, runtime: LocationRuntime): void
     runtime.observe(sessionId)
     memory.onSessionIdle(sessionId)
   } else if (event.type === "session.created") runtime.observe(sessionId)
+  else if (event.type === "session.compaction.ended") memory.onCompacted(sessionId)
   else if (event.type === "session.deleted") {
     runtime.forget(sessionId)
     memory.onSessionDeleted(sessionId)

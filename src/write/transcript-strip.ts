@@ -1,7 +1,9 @@
 // Removes the plugin's own text from a transcript part, so that phase 1 never learns memory back
 // from memory. Two mechanisms: exact markers the caller passes (text it knows it injected), and
 // the memory block's structure, which also catches blocks rendered from an older summary than the
-// current one (a session is extracted after the summary has moved on).
+// current one (a session is extracted after the summary has moved on). The checkpoint view is
+// removed by its wrapper, wherever a copy of it turns up (quoted back by the model, say).
+import { CHECKPOINT_VIEW_BEGIN, CHECKPOINT_VIEW_END } from "../checkpoint/view.js"
 
 const SUMMARY_BEGINS = "----- MEMORY SUMMARY BEGINS -----"
 const SUMMARY_ENDS = "----- MEMORY SUMMARY ENDS -----"
@@ -15,7 +17,20 @@ export function stripInjected(text: string, markers: readonly string[]): string 
   for (const marker of markers) {
     if (marker && out.includes(marker)) out = removeRanges(out, occurrences(out, marker))
   }
+  if (out.includes(CHECKPOINT_VIEW_BEGIN)) out = removeRanges(out, wrapped(out, CHECKPOINT_VIEW_BEGIN, CHECKPOINT_VIEW_END))
   return out.includes(SUMMARY_BEGINS) ? removeRanges(out, memoryBlocks(out)) : out
+}
+
+/** Each span from `begin` through `end`; one left open runs to the end of the text. */
+function wrapped(text: string, begin: string, end: string): Range[] {
+  const ranges: Range[] = []
+  for (let at = text.indexOf(begin); at >= 0; ) {
+    const close = text.indexOf(end, at + begin.length)
+    const stop = close < 0 ? text.length : close + end.length
+    ranges.push([at, stop])
+    at = text.indexOf(begin, stop)
+  }
+  return ranges
 }
 
 function occurrences(text: string, needle: string): Range[] {

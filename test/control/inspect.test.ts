@@ -63,6 +63,7 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
     cooldownMs: 6 * 3_600_000,
     breakers: [{ scope: "openai/gpt-5-mini", until: NOW + 1_800_000, reason: "APIError: Rate limit reached" }],
     ignoredAgentKeys: { memorize: ["permission", "tools"], "memorize-extract": [] },
+    checkpoints: { sessions: 4, frozen: 1 },
     ...overrides,
   }
 }
@@ -79,6 +80,12 @@ describe("renderInspect", () => {
     expect(checked).not.toContain("cooldown until")
     const pending = renderInspect(snapshot({ versions: [v1({ phase2: { ...job, status: "pending", finished_at: NOW - 60_000, last_success_at: NOW - 3_600_000 } })] }))
     expect(pending).toContain(`cooldown until ${new Date(NOW + 5 * 3_600_000).toISOString()}`)
+  })
+
+  it("says whether checkpoints are off", () => {
+    const text = renderInspect(snapshot({ options: { ...DEFAULT_OPTIONS, checkpoint: { enabled: false, mode: "augment" } } }))
+    expect(text).toContain("checkpoints: off")
+    expect(text).not.toContain("carrying the view")
   })
 
   it("says plainly when nothing exists yet", () => {

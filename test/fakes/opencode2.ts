@@ -42,7 +42,7 @@ const DEFAULT_AGENT: V2AgentInfo = {
   ],
 }
 
-type HookName = "context" | "prompt"
+type HookName = "context" | "prompt" | "compaction"
 type Callback = (event: never) => unknown
 
 interface Session {
@@ -64,7 +64,7 @@ interface Location {
   tools: Map<string, V2ToolInfo>
   agents: Map<string, V2AgentInfo>
   hooks: Map<string, Callback[]>
-  toolHooks: Callback[]
+  toolHooks: Array<{ name: string; callback: Callback }>
   rpc: Map<string, Record<string, (input: unknown) => Promise<unknown>>>
   streams: Set<EventStream>
   disposed: boolean
@@ -196,9 +196,24 @@ export class FakeOpenCode2 {
     await this.request(this.requireSession(sessionId), "title")
   }
 
-  /** A compaction request for a session. */
-  async compact(sessionId: string): Promise<void> {
-    await this.request(this.requireSession(sessionId), "compaction")
+  /**
+   * A compaction: the compaction hooks may set a result, which is recorded without a model request;
+   * otherwise the model is asked. Either way a compaction message is stored and the end emitted.
+   */
+  async compact(sessionId: string): Promise<{ summary: string; fromPlugin: boolean }> {
+    const session = this.requireSession(sessionId)
+    const location = this.ensureLocation(session.info.location!.directory)
+    const event: { sessionID: string; kind: "compaction"; system: Array<{ type: "text"; text: string }>; messages: unknown[]; result?: { summary: string } } = {
+      sessionID: sessionId,
+      kind: "compaction",
+      system: [],
+      messages: modelMessages(session.messages),
+    }
+    await this.runHooks(location, "compaction", event)
+    const summary = event.result?.summary ?? (await this.request(session, "compaction", event.system.map((part) => part.text))).text ?? ""
+    session.messages.push({ id: this.id("msg"), type: "compaction", status: "completed", reason: "manual", summary, recent: "", time: { created: Date.now() } })
+    this.emit({ type: "session.compaction.ended", data: { sessionID: sessionId } })
+    return { summary, fromPlugin: event.result !== undefined }
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -355,10 +370,11 @@ export class FakeOpenCode2 {
             this.rebuildTools(location)
           })
         },
-        hook: async (_name, callback) => {
+        hook: async (name, callback) => {
           live()
-          location.toolHooks.push(callback as Callback)
-          return registration(() => location.toolHooks.splice(location.toolHooks.indexOf(callback as Callback), 1))
+          const entry = { name, callback: callback as Callback }
+          location.toolHooks.push(entry)
+          return registration(() => location.toolHooks.splice(location.toolHooks.indexOf(entry), 1))
         },
       },
       agent: {
@@ -490,7 +506,7 @@ export class FakeOpenCode2 {
   }
 
   /** One model request: the context hooks edit it, the scripted model answers it. */
-  private async request(session: Session, kind: FakeRequestRecord["kind"]): Promise<FakeReply> {
+  private async request(session: Session, kind: FakeRequestRecord["kind"], extraSystem: readonly string[] = []): Promise<FakeReply> {
     const location = this.ensureLocation(session.info.location!.directory)
     const agentId = session.info.agent ?? "build"
     const agent = location.agents.get(agentId) ?? DEFAULT_AGENT
@@ -500,7 +516,7 @@ export class FakeOpenCode2 {
       model: { id: "fake-model", providerID: "fake" },
       kind,
       agent: agentId,
-      system: [{ type: "text" as const, text: kind === "title" ? "You are a title generator." : (agent.system ?? DEFAULT_AGENT.system!) }],
+      system: [{ type: "text" as const, text: kind === "title" ? "You are a title generator." : (agent.system ?? DEFAULT_AGENT.system!) }, ...extraSystem.map((text) => ({ type: "text" as const, text }))],
       messages: modelMessages(session.messages),
       options: {},
       tools: Object.fromEntries(native.filter((name) => this.offered(location, session, name)).map((name) => [name, { description: location.tools.get(name)?.description ?? name, input: location.tools.get(name)?.input ?? {} }])),
@@ -527,7 +543,11 @@ export class FakeOpenCode2 {
     const input = typeof call.arguments === "string" ? JSON.parse(call.arguments) : (call.arguments ?? {})
     const finish = (status: "completed" | "error", text: string) => ({ type: "tool", id: callId, name: call.name, state: { status, input: JSON.stringify(input), content: [{ type: "text", text }] } })
     const before = { tool: call.name, sessionID: session.info.id, input }
-    for (const hook of [...location.toolHooks]) await hook(before as never)
+    for (const hook of location.toolHooks.filter((h) => h.name === "execute.before")) await hook.callback(before as never)
+    const after = async (status: "completed" | "error", metadata?: Record<string, unknown>) => {
+      const event = { tool: call.name, sessionID: session.info.id, id: callId, input: before.input, status, ...(status === "completed" ? { result: { metadata: metadata ?? {} } } : {}) }
+      for (const hook of location.toolHooks.filter((h) => h.name === "execute.after")) await hook.callback(event as never)
+    }
     if (!this.nativeTools(location.directory).includes(call.name)) return finish("error", `unknown tool ${call.name}`)
     const tool = location.tools.get(call.name)!
     if (!this.offered(location, session, call.name)) return finish("error", `permission denied: ${call.name}`)
@@ -537,8 +557,10 @@ export class FakeOpenCode2 {
     }
     try {
       const result = await tool.execute(before.input, { sessionID: session.info.id, agent: session.info.agent ?? "build", messageID: "", id: callId, signal: new AbortController().signal })
+      await after("completed", result.metadata)
       return finish("completed", typeof result.content === "string" ? result.content : JSON.stringify(result.content ?? ""))
     } catch (error) {
+      await after("error")
       return finish("error", (error as Error).message)
     }
   }
