@@ -155,3 +155,14 @@ describe("evidence the model can name", () => {
     expect(checkpoints.apply("ses_b", { fact: { key: "ttl", value: "x", evidence: { source: "user", ref: "current" }, depends_on: [] } })).toMatchObject({ ok: false })
   })
 })
+
+describe("the checkpoint option", () => {
+  it('warns that OpenCode 1.x cannot let the view replace its compaction, and runs "augment" there', async () => {
+    const { Memory } = await import("../../src/memory.js")
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-cp-home-"))
+    const memory = new Memory({ checkpoint: { enabled: true, mode: "replace" } }, { host: new FakeHost(), env: {}, homedir: home })
+    expect(memory.warnings.join("\n")).toMatch(/"replace": OpenCode 1\.x always runs its own compaction model/)
+    expect(new Memory({}, { host: new FakeHost(), env: {}, homedir: home }).warnings).toEqual([])
+    expect(new Memory({ checkpoint: { enabled: false } }, { host: new FakeHost(), env: {}, homedir: home }).checkpoints).toBeUndefined()
+  })
+})
