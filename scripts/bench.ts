@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark of the project, each judged by its checks (a ratio against a
 // baseline measured in the same run, or an absolute value beside its target; see bench/measure.ts).
+import { benchCheckpoint } from "./bench/checkpoint.js"
 import { benchClosedLoop } from "./bench/closed-loop.js"
 import { benchEvidence } from "./bench/evidence.js"
 import { benchHelperRequests } from "./bench/helper-requests.js"
@@ -20,6 +21,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["transcript", benchTranscript],
   ["transcript-memory", benchTranscriptMemory],
   ["evidence", benchEvidence],
+  ["checkpoint", benchCheckpoint],
   ["redact", benchRedact],
   ["phase1", benchPhase1],
   ["closed-loop", benchClosedLoop],

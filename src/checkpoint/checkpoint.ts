@@ -72,7 +72,12 @@ export interface CheckpointV1 {
   task: { text: string; evidence: EvidenceRef } | null
   plan: PlanStep[]
   decisions: DecisionRecord[]
-  artifacts: Record<string, Artifact>
+  /**
+   * Observed files and commands, one per uri, in the order first observed. A list rather than a
+   * uri-keyed object: a copy per observation stays cheap however the uris change (an object with
+   * ever-new keys costs V8 a new shape per copy, which dominated the projection).
+   */
+  artifacts: Artifact[]
   facts: Record<string, FactRecord>
   /** Artifact uris, most recent first. */
   recentArtifacts: string[]
@@ -81,13 +86,14 @@ export interface CheckpointV1 {
 }
 
 export function emptyCheckpoint(sessionId: string): CheckpointV1 {
-  return { schemaVersion: 1, sessionId, seq: 0, task: null, plan: [], decisions: [], artifacts: {}, facts: {}, recentArtifacts: [], userMessages: [] }
+  return { schemaVersion: 1, sessionId, seq: 0, task: null, plan: [], decisions: [], artifacts: [], facts: {}, recentArtifacts: [], userMessages: [] }
 }
 
-// Lookups by own property only: a path or key such as "constructor" must not find Object's.
 export function artifactOf(cp: CheckpointV1, uri: string): Artifact | undefined {
-  return Object.hasOwn(cp.artifacts, uri) ? cp.artifacts[uri] : undefined
+  return cp.artifacts.find((artifact) => artifact.uri === uri)
 }
+
+// Lookups by own property only: a key such as "constructor" must not find Object's.
 
 export function factOf(cp: CheckpointV1, key: string): FactRecord | undefined {
   return Object.hasOwn(cp.facts, key) ? cp.facts[key] : undefined
@@ -131,26 +137,33 @@ export function observeArtifact(cp: CheckpointV1, observed: Omit<Artifact, "last
     callId: observed.callId,
     lastObservedSeq: seq,
   }
-  const artifacts = evictArtifacts({ ...cp.artifacts, [observed.uri]: artifact }, cp.facts)
+  const at = cp.artifacts.findIndex((known) => known.uri === observed.uri)
+  const { artifacts, evicted } = evictArtifacts(at < 0 ? [...cp.artifacts, artifact] : cp.artifacts.map((known, index) => (index === at ? artifact : known)), cp.facts)
   const recentArtifacts = [observed.uri, ...cp.recentArtifacts.filter((uri) => uri !== observed.uri)]
-    .filter((uri) => Object.hasOwn(artifacts, uri))
+    .filter((uri) => !evicted.has(uri))
     .slice(0, CHECKPOINT_CAPS.maxRecentArtifacts)
   return { ...cp, seq, artifacts, recentArtifacts }
 }
 
-/** Artifacts within maxArtifacts: the least recently observed go first (tie: uri), but never one a fact depends on. */
-function evictArtifacts(artifacts: Record<string, Artifact>, facts: Record<string, FactRecord>): Record<string, Artifact> {
-  const excess = Object.keys(artifacts).length - CHECKPOINT_CAPS.maxArtifacts
-  if (excess <= 0) return artifacts
+/**
+ * Artifacts within maxArtifacts: the least recently observed go first (tie: uri), but never one a
+ * fact depends on. One linear scan per victim: an observation adds at most one artifact.
+ */
+function evictArtifacts(artifacts: Artifact[], facts: Record<string, FactRecord>): { artifacts: Artifact[]; evicted: ReadonlySet<string> } {
+  let excess = artifacts.length - CHECKPOINT_CAPS.maxArtifacts
+  if (excess <= 0) return { artifacts, evicted: new Set() }
   const pinned = new Set(Object.values(facts).flatMap((fact) => fact.dependsOn.map((dep) => dep.uri)))
-  const victims = new Set(
-    Object.values(artifacts)
-      .filter((artifact) => !pinned.has(artifact.uri))
-      .sort((a, b) => a.lastObservedSeq - b.lastObservedSeq || compareText(a.uri, b.uri))
-      .slice(0, excess)
-      .map((artifact) => artifact.uri),
-  )
-  return Object.fromEntries(Object.entries(artifacts).filter(([uri]) => !victims.has(uri)))
+  const victims = new Set<string>()
+  for (; excess > 0; excess--) {
+    let victim: Artifact | undefined
+    for (const artifact of artifacts) {
+      if (pinned.has(artifact.uri) || victims.has(artifact.uri)) continue
+      if (!victim || artifact.lastObservedSeq < victim.lastObservedSeq || (artifact.lastObservedSeq === victim.lastObservedSeq && compareText(artifact.uri, victim.uri) < 0)) victim = artifact
+    }
+    if (!victim) break
+    victims.add(victim.uri)
+  }
+  return { artifacts: artifacts.filter((artifact) => !victims.has(artifact.uri)), evicted: victims }
 }
 
 /** Facts within maxFacts: the least recently touched go first (tie: key). Also returns the evicted keys. */

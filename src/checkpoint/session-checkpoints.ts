@@ -130,7 +130,7 @@ export class SessionCheckpoints {
     if (state === undefined) return emptyCheckpoint(sessionId)
     try {
       const value = JSON.parse(state) as Partial<CheckpointV1>
-      if (value?.schemaVersion === 1 && value.sessionId === sessionId && typeof value.seq === "number" && Array.isArray(value.plan) && typeof value.artifacts === "object") return value as CheckpointV1
+      if (value?.schemaVersion === 1 && value.sessionId === sessionId && typeof value.seq === "number" && Array.isArray(value.plan) && Array.isArray(value.artifacts)) return value as CheckpointV1
       throw new Error("not a checkpoint_v1 object")
     } catch (error) {
       this.deps.diagnostics.report("warn", "checkpoint", `the checkpoint of ${sessionId} could not be read (${error instanceof Error ? error.message : String(error)}); it starts over`)

@@ -174,7 +174,7 @@ function evidenceProblems(cp: CheckpointV1, field: string, evidence: EvidenceRef
     case "user":
       return cp.userMessages.includes(evidence.ref) ? [] : [`${field}: no user message ${quote(evidence.ref)} in this session`]
     case "tool":
-      return Object.values(cp.artifacts).some((artifact) => artifact.callId === evidence.ref)
+      return cp.artifacts.some((artifact) => artifact.callId === evidence.ref)
         ? []
         : [`${field}: no tool call ${quote(evidence.ref)} observed in this session`]
     case "file":

@@ -1,7 +1,7 @@
 // The checkpoint as the model reads it after compaction or on resume (RFC §8): fixed sections in a
 // fixed order, fixed selection rules and per-section caps, one line per entry. Pure and byte
 // stable: no token counting, no clock, and every order is defined (code unit order for keys).
-import type { CheckpointV1, DecisionRecord, EvidenceRef, PlanStep } from "./checkpoint.js"
+import { artifactOf, type CheckpointV1, type DecisionRecord, type EvidenceRef, type PlanStep } from "./checkpoint.js"
 import { factStatus } from "./staleness.js"
 import { compareText, oneLine, truncateChars } from "./text.js"
 
@@ -50,7 +50,10 @@ export function renderView(cp: CheckpointV1, current: (uri: string) => string | 
   const closed = capped(cp.plan.filter((item) => item.done), caps.maxDonePlanSteps, step)
   const plan: Shown = { lines: [...open.lines, ...closed.lines], hidden: open.hidden + closed.hidden }
 
-  const present = cp.recentArtifacts.flatMap((uri) => (Object.hasOwn(cp.artifacts, uri) ? [cp.artifacts[uri]!] : []))
+  const present = cp.recentArtifacts.flatMap((uri) => {
+    const artifact = artifactOf(cp, uri)
+    return artifact ? [artifact] : []
+  })
   const recent = capped(present, caps.maxRecentArtifacts, (artifact) =>
     artifact.kind === "file"
       ? `- file: ${v(artifact.uri)} (${artifact.op}, hash=${artifact.hash === undefined ? "unknown" : v(artifact.hash)})`

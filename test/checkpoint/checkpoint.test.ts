@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import {
+  artifactOf,
   CHECKPOINT_CAPS,
   emptyCheckpoint,
   observeArtifact,
@@ -23,7 +24,7 @@ describe("emptyCheckpoint", () => {
       task: null,
       plan: [],
       decisions: [],
-      artifacts: {},
+      artifacts: [],
       facts: {},
       recentArtifacts: [],
       userMessages: [],
@@ -130,17 +131,17 @@ describe("observeTodos", () => {
 describe("observeArtifact", () => {
   it("replaces the record with the newest observation: a read without a hash makes the hash unknown", () => {
     let cp = observeArtifact(emptyCheckpoint("s"), file("a.ts", "c1", "sha256:1"))
-    expect(cp.artifacts["a.ts"]).toEqual({ uri: "a.ts", kind: "file", op: "read", hash: "sha256:1", callId: "c1", lastObservedSeq: 1 })
+    expect(artifactOf(cp, "a.ts")).toEqual({ uri: "a.ts", kind: "file", op: "read", hash: "sha256:1", callId: "c1", lastObservedSeq: 1 })
     cp = observeArtifact(cp, { uri: "a.ts", kind: "file", op: "edit", hash: "sha256:2", callId: "c2" })
-    expect(cp.artifacts["a.ts"]).toEqual({ uri: "a.ts", kind: "file", op: "edit", hash: "sha256:2", callId: "c2", lastObservedSeq: 2 })
+    expect(artifactOf(cp, "a.ts")).toEqual({ uri: "a.ts", kind: "file", op: "edit", hash: "sha256:2", callId: "c2", lastObservedSeq: 2 })
     cp = observeArtifact(cp, file("a.ts", "c3"))
-    expect(cp.artifacts["a.ts"]).toEqual({ uri: "a.ts", kind: "file", op: "read", callId: "c3", lastObservedSeq: 3 })
+    expect(artifactOf(cp, "a.ts")).toEqual({ uri: "a.ts", kind: "file", op: "read", callId: "c3", lastObservedSeq: 3 })
   })
 
   it("keeps a command's exit status and its command, redacted and cut to maxCommandChars", () => {
     const command = `curl -H "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345" https://example.com/${"p".repeat(400)}`
     const cp = observeArtifact(emptyCheckpoint("s"), { uri: "cmd:c1", kind: "command", op: "run", command, exitStatus: null, callId: "c1" })
-    const stored = cp.artifacts["cmd:c1"]!
+    const stored = artifactOf(cp, "cmd:c1")!
     expect(stored.exitStatus).toBeNull()
     expect(stored.command).not.toContain("abcdefghijklmnop")
     expect([...stored.command!]).toHaveLength(CHECKPOINT_CAPS.maxCommandChars)
@@ -164,30 +165,30 @@ describe("observeArtifact", () => {
     let cp = observeUserMessage(emptyCheckpoint("s"), { messageId: "m1", text: "task" })
     for (let i = 0; i < 256; i++) cp = observeArtifact(cp, file(`f${String(i).padStart(3, "0")}.ts`, `c${i}`, `sha256:${i}`))
     cp = applied(cp, { fact: { key: "k", value: "v", evidence: { source: "file", ref: "f000.ts" }, depends_on: ["f000.ts"] } })
-    expect(Object.keys(cp.artifacts)).toHaveLength(256)
+    expect(cp.artifacts).toHaveLength(256)
     cp = observeArtifact(cp, file("new.ts", "c-new"))
-    expect(Object.keys(cp.artifacts)).toHaveLength(256)
-    expect(cp.artifacts["f000.ts"]).toBeDefined()
-    expect(cp.artifacts["f001.ts"]).toBeUndefined()
-    expect(cp.artifacts["new.ts"]).toBeDefined()
+    expect(cp.artifacts).toHaveLength(256)
+    expect(artifactOf(cp, "f000.ts")).toBeDefined()
+    expect(artifactOf(cp, "f001.ts")).toBeUndefined()
+    expect(artifactOf(cp, "new.ts")).toBeDefined()
     cp = observeArtifact(cp, file("newer.ts", "c-newer"))
-    expect(cp.artifacts["f002.ts"]).toBeUndefined()
-    expect(cp.artifacts["f000.ts"]).toBeDefined()
+    expect(artifactOf(cp, "f002.ts")).toBeUndefined()
+    expect(artifactOf(cp, "f000.ts")).toBeDefined()
   })
 
   it("breaks a tie in lastObservedSeq by uri", () => {
     const tied = (uri: string): Artifact => ({ uri, kind: "file", op: "read", callId: uri, lastObservedSeq: 1 })
     const uris = Array.from({ length: 256 }, (_, i) => `z${String(i).padStart(3, "0")}`).reverse()
-    const base: CheckpointV1 = { ...emptyCheckpoint("s"), seq: 5, artifacts: Object.fromEntries([...uris, "a-first"].slice(1).map((uri) => [uri, tied(uri)])) }
+    const base: CheckpointV1 = { ...emptyCheckpoint("s"), seq: 5, artifacts: [...uris, "a-first"].slice(1).map(tied) }
     const next = observeArtifact(base, file("late.ts", "c"))
-    expect(next.artifacts["a-first"]).toBeUndefined()
-    expect(Object.keys(next.artifacts)).toHaveLength(256)
+    expect(artifactOf(next, "a-first")).toBeUndefined()
+    expect(next.artifacts).toHaveLength(256)
   })
 
   it("treats a path named like an Object property as any other path", () => {
     const cp = observeArtifact(observeArtifact(emptyCheckpoint("s"), file("constructor", "c1", "h1")), file("__proto__", "c2", "h2"))
-    expect(Object.keys(cp.artifacts)).toEqual(["constructor", "__proto__"])
-    expect(Object.getPrototypeOf(cp.artifacts)).toBe(Object.prototype)
+    expect(cp.artifacts.map((artifact) => artifact.uri)).toEqual(["constructor", "__proto__"])
+    expect(artifactOf(cp, "constructor")?.hash).toBe("h1")
     expect(cp.recentArtifacts).toEqual(["__proto__", "constructor"])
   })
 })

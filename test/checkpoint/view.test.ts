@@ -63,12 +63,12 @@ function crowded(): CheckpointV1 {
       decision("x3", 3),
       decision("x4", 4, { decision: "A decision long enough to be cut at the cap", rationale: "🙂".repeat(30) }),
     ],
-    artifacts: {
-      "src/importer/stream-reader.ts": file("src/importer/stream-reader.ts", 30, "sha256:aaaaaaaaaaaa"),
-      "a.ts": file("a.ts", 29),
-      "b.ts": file("b.ts", 28, "sha256:bbbbbbbbbbbb"),
-      "cmd:c31": { uri: "cmd:c31", kind: "command", op: "run", command: "node scripts/import.js --input fixtures/huge.csv", exitStatus: 0, callId: "c31", lastObservedSeq: 31 },
-    },
+    artifacts: [
+      file("src/importer/stream-reader.ts", 30, "sha256:aaaaaaaaaaaa"),
+      file("a.ts", 29),
+      file("b.ts", 28, "sha256:bbbbbbbbbbbb"),
+      { uri: "cmd:c31", kind: "command", op: "run", command: "node scripts/import.js --input fixtures/huge.csv", exitStatus: 0, callId: "c31", lastObservedSeq: 31 },
+    ],
     recentArtifacts: ["cmd:c31", "src/importer/stream-reader.ts", "a.ts", "b.ts"],
     facts: {
       "v.c": fact("v.c", "valid three"),
@@ -127,7 +127,7 @@ describe("renderView golden files", () => {
     const cp: CheckpointV1 = {
       ...emptyCheckpoint("ses_suspect"),
       seq: 9,
-      artifacts: { "a.ts": file("a.ts", 1, "h-a"), "b.ts": file("b.ts", 2, "h-b2"), "c.ts": file("c.ts", 3) },
+      artifacts: [file("a.ts", 1, "h-a"), file("b.ts", 2, "h-b2"), file("c.ts", 3)],
       recentArtifacts: ["c.ts", "b.ts", "a.ts"],
       facts: {
         "ok.user": fact("ok.user", "said by the user"),
@@ -180,7 +180,7 @@ describe("renderView", () => {
       ...emptyCheckpoint("s"),
       plan: [...many(17, (i) => step(`o${i}`, "open")), ...many(9, (i) => step(`d${i}`, "done", true))],
       decisions: many(13, (i) => decision(`x${i}`, i)),
-      artifacts: Object.fromEntries(uris.map((uri, i) => [uri, file(uri, i, "h")])),
+      artifacts: uris.map((uri, i) => file(uri, i, "h")),
       recentArtifacts: uris,
       facts: Object.fromEntries([
         ...many(33, (i) => [`v${i}`, fact(`v${i}`, "valid")] as const),
