@@ -161,6 +161,7 @@ export class Memory {
           directory: deps.directory,
           diagnostics,
           preface: loadTemplate(path.join(templatesDir, "checkpoint"), "preface.md").text.trim(),
+          now,
         })
       : undefined
     this.servesHelpers = deps.directory !== undefined && this.controls.memoryRoots.some((root) => path.resolve(deps.directory!) === path.resolve(root))

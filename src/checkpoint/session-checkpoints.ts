@@ -24,15 +24,24 @@ export interface CheckpointDeps {
   preface: string
   /** Tells a file's current hash; fileHash by default (tests inject faults here). */
   hash?: (file: string) => string | undefined
+  now?: () => number
 }
 
 export type ApplyOutcome = { ok: true; applied: string[] } | { ok: false; reason: string }
 
+/** How long a compaction may run before its session's turns get the frozen view again regardless. */
+const COMPACTION_WINDOW_MS = 10 * 60 * 1000
+
 export class SessionCheckpoints {
   private readonly hash: (file: string) => string | undefined
+  /** Sessions whose compaction is running, since when: their compaction request gets the new view, not the old. */
+  private readonly compacting = new Map<string, number>()
+
+  private readonly now: () => number
 
   constructor(private readonly deps: CheckpointDeps) {
     this.hash = deps.hash ?? fileHash
+    this.now = deps.now ?? Date.now
   }
 
   /** A user's message: the task pointer, with `<private>` spans cut and secrets redacted first. */
@@ -93,26 +102,33 @@ export class SessionCheckpoints {
     // A session with no checkpoint row yet still gets one, so the view can be kept.
     store.update(sessionId, (state) => (state === undefined ? { state: JSON.stringify(emptyCheckpoint(sessionId)), result: undefined } : undefined))
     store.setPending(sessionId, wrapped)
+    this.compacting.set(sessionId, this.now())
     return wrapped
   }
 
   /** The compaction ended: its view is what every turn carries until the next compaction. */
   onCompacted(sessionId: string): void {
+    this.compacting.delete(sessionId)
     const store = this.deps.store()
     if (!store) return
     // A compaction whose start the plugin did not see (the hook failed or timed out) gets today's view.
     if (!store.freeze(sessionId)) {
       this.compactionContext(sessionId)
+      this.compacting.delete(sessionId)
       store.freeze(sessionId)
     }
   }
 
   /** The frozen view for this session's turns, byte-identical until the next compaction. */
   frozenView(sessionId: string): string | undefined {
+    const since = this.compacting.get(sessionId)
+    // OpenCode 1.x builds the compaction request's system prompt too: it has the new view in its context.
+    if (since !== undefined && this.now() - since < COMPACTION_WINDOW_MS) return undefined
     return this.deps.store()?.get(sessionId)?.frozenView ?? undefined
   }
 
   forget(sessionId: string): void {
+    this.compacting.delete(sessionId)
     this.deps.store()?.delete(sessionId)
   }
 

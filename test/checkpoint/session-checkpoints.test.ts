@@ -112,6 +112,8 @@ describe("at compaction", () => {
     checkpoints.onUserMessage("ses_a", "msg_2", ["next task"])
     expect(checkpoints.frozenView("ses_a")).toBe(context)
     checkpoints.compactionContext("ses_a")
+    // While the compaction runs, its own request carries the new view only.
+    expect(checkpoints.frozenView("ses_a")).toBeUndefined()
     checkpoints.onCompacted("ses_a")
     const next = checkpoints.frozenView("ses_a")!
     expect(next).toContain("(why=changed dep=src/a.ts)")

@@ -124,6 +124,8 @@ describe("checkpoints and segment capture on a real OpenCode", () => {
 
   it("turns the fact SUSPECT at the next compaction once the file changed on disk", () => {
     const [view] = views([lastUserText(compactions[1]!.body)])
+    // The compaction request itself carries the new view only, not the frozen one in its system prompt.
+    expect(views(systemTexts(compactions[1]!.body))).toEqual([])
     expect(view).toContain("[FACTS_SUSPECT]\n- service.workers: service.conf runs 4 workers (why=changed dep=service.conf)")
     expect(view).toContain("STEP-THREE")
   })
