@@ -72,6 +72,8 @@ export const STAGE_ONE = Object.freeze({
   DEFAULT_TRANSCRIPT_TOKENS: 150_000,
   /** Room kept for the instructions around the transcript. */
   PROMPT_RESERVE_TOKENS: 4_000,
+  /** Reading a helper session's messages for the spend ledger, at most. */
+  USAGE_TIMEOUT_MS: 10_000,
 })
 
 /** Phase-2 job timings; the cooldown is JOBS.PHASE2_COOLDOWN_MS. */

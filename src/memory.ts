@@ -130,6 +130,9 @@ export class Memory {
         consolidationModel: () => parseModel(options.consolidation_model ?? this.hostModels.model),
         excludedSessions: () => this.catalog.store?.sessionsNotEnabled() ?? new Set(),
         recordRedactions: (sessionId, counts, stage) => this.catalog.store?.recordRedactions(sessionId, counts, stage),
+        recordUsage: (phase, usage) => this.catalog.ledger?.record(phase, usage),
+        hold: () => this.learningHold(),
+        recordReview: (version, summary, diff) => this.catalog.reviews?.add(version, summary, diff),
         extensions: interop.forVersion(version),
       })
       pipelines.set(version, pipeline)
@@ -149,6 +152,7 @@ export class Memory {
       disposed: () => this.disposed,
       ignoredAgentKeys: () => this.helperAgentOverrides,
       switches: this.switches,
+      hold: () => this.learningHold(),
       ...(deps.hostStatus ? { hostStatus: deps.hostStatus } : {}),
     })
     this.citations = new CitationUsage({
@@ -272,6 +276,22 @@ export class Memory {
     } finally {
       if (this.switches.generateMemories) for (const pipeline of this.writers()) pipeline.phase1?.onCompacted(sessionId)
     }
+  }
+
+  /**
+   * Why background learning waits, if it does: paused from the command line (read from memory.db
+   * at every pass, so every process sharing the home honours it), or today's spend reached
+   * daily_token_budget (until the next UTC day).
+   */
+  learningHold(): string | undefined {
+    const since = this.catalog.settings?.pausedSince()
+    if (since !== undefined) return `paused since ${new Date(since).toISOString()} (run \`opencode-codex-memory resume\` to go on)`
+    const budget = this.options.daily_token_budget
+    if (budget > 0) {
+      const spent = this.catalog.ledger?.tokensToday() ?? 0
+      if (spent >= budget) return `today's background spend (${spent} tokens) reached daily_token_budget (${budget}); learning resumes at the next UTC day`
+    }
+    return undefined
   }
 
   /** Remembers the models OpenCode is configured with (extraction falls back to small_model). */

@@ -12,6 +12,8 @@ const INTEGER_OPTIONS = {
   min_rollout_idle_hours: [6, 1, 48],
   // V2 counts as ready once one successful consolidation consumed this many distinct sessions.
   v2_ready_sessions: [20, 1, 4096],
+  // Tokens the helper sessions may spend per UTC day before background learning waits for the next; 0 is off.
+  daily_token_budget: [0, 0, 1_000_000_000_000],
 } as const
 
 type IntegerOption = keyof typeof INTEGER_OPTIONS
@@ -35,6 +37,7 @@ const schema = z
     max_rollouts_per_startup: z.number(),
     min_rollout_idle_hours: z.number(),
     v2_ready_sessions: z.number(),
+    daily_token_budget: z.number(),
     codex_interop: z.strictObject({
       import: z.boolean().optional(),
       export: z.boolean().optional(),
@@ -72,6 +75,7 @@ export interface MemoryOptions {
   max_rollouts_per_startup: number
   min_rollout_idle_hours: number
   v2_ready_sessions: number
+  daily_token_budget: number
   codex_interop: { import: boolean; export: boolean; codex_home: string | undefined }
   claude_import: { enabled: boolean; claude_home: string | undefined; projects: readonly string[] | undefined }
   checkpoint: { enabled: boolean; mode: "augment" | "replace" }
@@ -100,6 +104,7 @@ export const DEFAULT_OPTIONS: MemoryOptions = Object.freeze({
   max_rollouts_per_startup: INTEGER_OPTIONS.max_rollouts_per_startup[0],
   min_rollout_idle_hours: INTEGER_OPTIONS.min_rollout_idle_hours[0],
   v2_ready_sessions: INTEGER_OPTIONS.v2_ready_sessions[0],
+  daily_token_budget: INTEGER_OPTIONS.daily_token_budget[0],
   codex_interop: Object.freeze({ import: false, export: false, codex_home: undefined }),
   claude_import: Object.freeze({ enabled: false, claude_home: undefined, projects: undefined }),
   checkpoint: Object.freeze({ enabled: true, mode: "augment" as const }),

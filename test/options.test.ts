@@ -35,6 +35,7 @@ describe("parseOptions", () => {
       max_rollouts_per_startup: 128,
       min_rollout_idle_hours: 1,
       v2_ready_sessions: 5,
+      daily_token_budget: 250_000,
       codex_interop: { import: true, export: false, codex_home: "/somewhere/.codex" },
       claude_import: { enabled: true, claude_home: "/somewhere/.claude", projects: ["-home-u-acme"] },
       checkpoint: { enabled: true, mode: "replace" },

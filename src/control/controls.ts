@@ -37,6 +37,8 @@ export interface ControlsDeps {
   switches: Readonly<{ useMemories: boolean; generateMemories: boolean }>
   /** How the host finds sessions now, when the host can say (OpenCode 2). */
   hostStatus?: () => string
+  /** Why background learning waits, if it does (Memory.learningHold). */
+  hold?: () => string | undefined
 }
 
 export class MemoryControls implements MemoryToolPorts, CitationSink {
@@ -112,6 +114,9 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       breakers: this.deps.breaker.list(),
       ignoredAgentKeys: this.deps.ignoredAgentKeys(),
       ...(catalog.checkpoints ? { checkpoints: catalog.checkpoints.counts() } : {}),
+      ...(this.deps.hold?.() ? { hold: this.deps.hold() } : {}),
+      ...(catalog.ledger ? { spend: catalog.ledger.report() } : {}),
+      ...(catalog.reviews?.list(1)[0] ? { lastReview: catalog.reviews.list(1)[0] } : {}),
       ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
     }
     const { options, ...rest } = snapshot

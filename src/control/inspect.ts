@@ -3,7 +3,9 @@ import type { Diagnostic } from "../diagnostics.js"
 import type { MemoryOptions } from "../options.js"
 import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
 import { redactText } from "../redact/redact.js"
+import type { SpendReport, SpendTotals } from "../store/ledger.js"
 import type { CatalogCounts } from "../store/memory-store.js"
+import type { Review } from "../store/reviews.js"
 import type { JobRow, VersionCounts } from "../store/version-store.js"
 import type { HomeSource, MemoryPaths, MemoryVersion } from "../util/paths.js"
 import { describeIgnoredAgentKeys } from "../write/helper-agents.js"
@@ -60,6 +62,12 @@ export interface InspectSnapshot {
   host?: { sessions: string; switches: { useMemories: boolean; generateMemories: boolean } }
   /** Session checkpoints in the catalog; absent while it is not open. */
   checkpoints?: { sessions: number; frozen: number }
+  /** Why background learning waits (paused, daily budget spent), if it does. */
+  hold?: string
+  /** What the helper sessions cost; absent while the catalog is not open. */
+  spend?: SpendReport
+  /** The newest consolidation review. */
+  lastReview?: Review
 }
 
 export function renderInspect(s: InspectSnapshot): string {
@@ -85,6 +93,23 @@ export function renderInspect(s: InspectSnapshot): string {
   const checkpoint = s.options.checkpoint
   if (!checkpoint.enabled) lines.push("checkpoints: off")
   else if (s.checkpoints) lines.push(`checkpoints (${checkpoint.mode}): ${s.checkpoints.sessions} sessions, ${s.checkpoints.frozen} carrying the view of their last compaction`)
+  lines.push("")
+
+  lines.push("## Background learning")
+  lines.push(s.hold ? `held: ${s.hold}` : "running")
+  if (s.spend) {
+    const t = (x: SpendTotals) => `${Math.round(x.tokens)} tokens (input ${Math.round(x.input)}, output ${Math.round(x.output)}, reasoning ${Math.round(x.reasoning)}, cache read ${Math.round(x.cacheRead)}, cache write ${Math.round(x.cacheWrite)}), cost ${x.cost.toFixed(4)}`
+    lines.push(`spend today (UTC): ${t(s.spend.today)}, ${s.spend.today.sessions} helper sessions`)
+    lines.push(`spend last 7 days: ${t(s.spend.last7Days)}, ${s.spend.last7Days.sessions} helper sessions`)
+    lines.push(`per helper session: ${s.spend.last7Days.sessions ? t(s.spend.perSession) : "no helper session in the last 7 days"}`)
+    const budget = s.options.daily_token_budget
+    lines.push(`daily_token_budget: ${budget > 0 ? `${budget} tokens (${Math.max(0, budget - s.spend.today.tokens)} left today)` : "off"}`)
+  }
+  if (s.lastReview) {
+    const r = s.lastReview
+    const list = (items: readonly string[]) => (items.length ? items.slice(0, 5).join(", ") + (items.length > 5 ? `, +${items.length - 5} more` : "") : "none")
+    lines.push(`last consolidation (${r.version}, ${iso(r.finishedAt)}): ${r.summary.sessions} sessions; inputs added: ${list(r.summary.inputsAdded)}; forgotten: ${list(r.summary.inputsRemoved)}; notes folded in: ${list(r.summary.notes)}; changed: ${list(r.summary.changed)}`)
+  }
   lines.push("")
 
   lines.push("## Rate limits")

@@ -4,7 +4,10 @@
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
 import { CheckpointStore } from "../store/checkpoint-store.js"
+import { SpendLedger } from "../store/ledger.js"
 import { MemoryStore } from "../store/memory-store.js"
+import { ConsolidationReviews } from "../store/reviews.js"
+import { HomeSettings } from "../store/settings.js"
 import { openReported } from "./open-store.js"
 
 export interface StoreState {
@@ -17,6 +20,7 @@ export interface StoreState {
 export class Catalog {
   private current: MemoryStore | undefined
   private checkpointTable: CheckpointStore | undefined
+  private extras: { settings: HomeSettings; ledger: SpendLedger; reviews: ConsolidationReviews } | undefined
   private status: StoreState = { status: "closed" }
   private closed = false
 
@@ -35,6 +39,19 @@ export class Catalog {
     return this.checkpointTable
   }
 
+  /** The home-wide settings (pause), the spend ledger and the consolidation reviews, once open. */
+  get settings(): HomeSettings | undefined {
+    return this.extras?.settings
+  }
+
+  get ledger(): SpendLedger | undefined {
+    return this.extras?.ledger
+  }
+
+  get reviews(): ConsolidationReviews | undefined {
+    return this.extras?.reviews
+  }
+
   state(): StoreState {
     return { ...this.status }
   }
@@ -47,6 +64,7 @@ export class Catalog {
       const { db, migrated } = openReported(this.file, { now: this.deps.now }, this.deps.diagnostics)
       this.current = new MemoryStore(db, this.deps.now)
       this.checkpointTable = new CheckpointStore(db, this.deps.now)
+      this.extras = { settings: new HomeSettings(db, this.deps.now), ledger: new SpendLedger(db, this.deps.now), reviews: new ConsolidationReviews(db, this.deps.now) }
       this.status = { status: "open", driver: db.driver, schemaVersion: migrated.to }
     } catch (error) {
       this.status = { status: "failed", error: errorMessage(error) }
@@ -65,6 +83,7 @@ export class Catalog {
     this.current?.db.close()
     this.current = undefined
     this.checkpointTable = undefined
+    this.extras = undefined
     this.status = { status: "closed" }
   }
 }

@@ -13,7 +13,10 @@ import type { Host, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import { LocalMemoryBackend } from "../backend/local-backend.js"
 import { ReadPath } from "../read/read-path.js"
+import type { SpendPhase, Usage } from "../store/ledger.js"
 import type { RedactionStage } from "../store/memory-store.js"
+import type { ReviewSummary } from "../store/reviews.js"
+import type { MemoryVersion } from "../util/paths.js"
 import { Phase2Jobs } from "../store/phase2-jobs.js"
 import type { SqlDatabase } from "../store/sqlite.js"
 import { SegmentCaptures } from "../store/segment-captures.js"
@@ -48,6 +51,12 @@ export interface PipelineDeps {
   /** Sessions whose mode is not enabled, from the catalog. */
   excludedSessions: () => ReadonlySet<string>
   recordRedactions: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
+  /** The spend ledger (memory.db): what each helper session cost. */
+  recordUsage?: (phase: SpendPhase, usage: Usage) => void
+  /** Why background learning is held, if it is: paused, or the daily budget spent. */
+  hold?: () => string | undefined
+  /** Keeps this version's consolidation reviews (memory.db). */
+  recordReview?: (version: MemoryVersion, summary: ReviewSummary, diff: string) => void
   /** Exchanges with other agents this version's phase 2 runs (src/interop). */
   extensions: readonly WorkspaceExtension[]
 }
@@ -101,6 +110,8 @@ export class VersionPipeline {
       helperSessions: deps.helperSessions,
       breaker: deps.breaker,
       workerId: deps.workerId,
+      ...(deps.recordUsage ? { recordUsage: deps.recordUsage } : {}),
+      ...(deps.hold ? { hold: deps.hold } : {}),
     }
     this.phase1 = new Phase1({
       ...common,
@@ -120,6 +131,7 @@ export class VersionPipeline {
       excludedSessions: deps.excludedSessions,
       consolidationModel: deps.consolidationModel,
       extensions: () => deps.extensions,
+      ...(deps.recordReview ? { recordReview: (summary: ReviewSummary, diff: string) => deps.recordReview!(spec.version, summary, diff) } : {}),
       onConsolidated: (sessions) => {
         this.tables?.store.recordConsolidated(sessions)
         this.invalidate()

@@ -149,6 +149,43 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 8,
+    name: "learning switch, spend ledger, consolidation reviews",
+    sql: `
+      -- Settings every process sharing the home honours, e.g. learning_paused = '1' (the CLI's
+      -- pause). Read at the start of every background pass.
+      CREATE TABLE settings (
+        key        TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      -- What the helper sessions cost, as OpenCode reported it, summed per UTC day and phase
+      -- ('extraction' or 'consolidation'). Kept across memory resets.
+      CREATE TABLE spend_ledger (
+        day         TEXT NOT NULL,
+        phase       TEXT NOT NULL,
+        sessions    INTEGER NOT NULL DEFAULT 0,
+        input       INTEGER NOT NULL DEFAULT 0,
+        output      INTEGER NOT NULL DEFAULT 0,
+        reasoning   INTEGER NOT NULL DEFAULT 0,
+        cache_read  INTEGER NOT NULL DEFAULT 0,
+        cache_write INTEGER NOT NULL DEFAULT 0,
+        cost        REAL NOT NULL DEFAULT 0,
+        PRIMARY KEY (day, phase)
+      );
+
+      -- The last consolidations' redacted diffs of the memory folder, with what moved them.
+      CREATE TABLE consolidation_reviews (
+        id          INTEGER PRIMARY KEY,
+        version     TEXT NOT NULL,
+        finished_at INTEGER NOT NULL,
+        summary     TEXT NOT NULL,
+        diff        TEXT NOT NULL
+      );
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */

@@ -10,6 +10,7 @@ import { STAGE_ONE } from "../constants.js"
 import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { Host, HostSession, ModelRef } from "../host.js"
 import { addCounts, redactText } from "../redact/redact.js"
+import type { SpendPhase, Usage } from "../store/ledger.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
 import { jsonFromReply } from "./generate-prompt.js"
@@ -17,6 +18,7 @@ import { sessionOfKey, splitSegments } from "./segments.js"
 import { sanitizeSession } from "./session-input.js"
 import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
+import { recordHelperUsage } from "./helper-usage.js"
 import { helperSessionRules } from "./helper-sandbox.js"
 import type { JobResult } from "./phase1-results.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
@@ -41,6 +43,8 @@ export interface ExtractionContext {
   breaker: RateLimitBreaker
   /** The redaction audit (MemoryStore.recordRedactions): counts by class, never the secrets. */
   recordRedactions?: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
+  /** The spend ledger: what each helper session cost, as the host reports it. */
+  recordUsage?: (phase: SpendPhase, usage: Usage) => void
 }
 
 export const EXTRACT_AGENT = "memorize-extract"
@@ -175,6 +179,7 @@ async function askHelper(
     return { structured: reply.structured ?? reply.text }
   } finally {
     signal.removeEventListener("abort", onAbort)
+    await recordHelperUsage(ctx, "extraction", helper.id)
     const deleted = await host.deleteSession(helper.id, memoryRoot).catch(() => false)
     if (!deleted) ctx.diagnostics.report("warn", "phase1", `helper session ${helper.id} could not be deleted; it will be cleaned up later`)
     ctx.helperSessions.delete(helper.id)

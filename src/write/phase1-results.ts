@@ -4,6 +4,6 @@
 export type JobResult = { sessionId: string; outcome: "stored" | "nothing_to_remember" | "failed" | "released" | "lost_ownership"; detail?: string }
 
 export type PassReport =
-  | { type: "skipped"; reason: "disabled" | "disposed" | "in_flight" | "gate" | "no_store" | "rate_limited" }
+  | { type: "skipped"; reason: "disabled" | "disposed" | "in_flight" | "gate" | "no_store" | "rate_limited" | "held" }
   | { type: "discovery_failed"; error: string }
   | { type: "done"; eligible: number; claimed: number; results: JobResult[] }

@@ -48,6 +48,9 @@ export interface Phase1Deps {
   breaker: RateLimitBreaker
   /** The redaction audit: counts by class for each extraction, never the secrets. */
   recordRedactions?: ExtractionContext["recordRedactions"]
+  recordUsage?: ExtractionContext["recordUsage"]
+  /** Why background learning is held (paused by the user, or the daily budget spent), if it is. */
+  hold?: () => string | undefined
 }
 
 export class Phase1 {
@@ -135,6 +138,7 @@ export class Phase1 {
     if (!options.generate_memories) return { type: "skipped", reason: "disabled" }
     if (this.shutdown.signal.aborted) return { type: "skipped", reason: "disposed" }
     if (now() - this.lastClaimingPass < STAGE_ONE.PASS_GATE_MS) return { type: "skipped", reason: "gate" }
+    if (this.deps.hold?.()) return { type: "skipped", reason: "held" }
     const jobs = this.deps.jobs()
     if (!jobs) return { type: "skipped", reason: "no_store" }
     if (this.deps.breaker.check(breakerScope(this.deps.extractionModel(), "extraction"))) return { type: "skipped", reason: "rate_limited" }
@@ -178,6 +182,8 @@ export class Phase1 {
     const captures = this.deps.captures?.()
     if (!jobs || !captures || !options.generate_memories || this.shutdown.signal.aborted) return []
     if (this.deps.breaker.check(breakerScope(this.deps.extractionModel(), "extraction"))) return []
+    // A held capture stays queued: it runs on the first pass after the hold ends.
+    if (this.deps.hold?.()) return []
     const due = captures.due(options.max_rollouts_per_startup)
     if (!due.length) return []
     const sessions = await this.discover()

@@ -23,9 +23,13 @@ import { redactText } from "../redact/redact.js"
 import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { Host, ModelRef } from "../host.js"
 import type { MemoryOptions } from "../options.js"
+import type { SpendPhase, Usage } from "../store/ledger.js"
 import type { Phase2Jobs } from "../store/phase2-jobs.js"
+import type { ReviewSummary } from "../store/reviews.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { CONSOLIDATION_REQUEST } from "./consolidate-prompt.js"
+import { summarizeConsolidation } from "./consolidation-review.js"
+import { recordHelperUsage } from "./helper-usage.js"
 import type { ConsolidationStrategy } from "./consolidation-strategy.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
 import { helperSessionRules, memoryRootForms } from "./helper-sandbox.js"
@@ -58,6 +62,12 @@ export interface Phase2Deps {
   /** Shared with phase 1: a rate-limited model is left alone for an hour. */
   breaker: RateLimitBreaker
   workerId: string
+  /** The spend ledger: what the consolidator's helper session cost. */
+  recordUsage?: (phase: SpendPhase, usage: Usage) => void
+  /** Why background learning is held (paused, or the daily budget spent), if it is. */
+  hold?: () => string | undefined
+  /** Keeps a successful consolidation's review: what moved it and its redacted diff. */
+  recordReview?: (summary: ReviewSummary, diff: string) => void
   /** Imports synced into the workspace before the diff, and exports after a success (src/interop). */
   extensions?: () => readonly WorkspaceExtension[]
 }
@@ -121,6 +131,7 @@ export class Phase2 {
     const model = this.deps.consolidationModel()
     const scope = breakerScope(model, "consolidation")
     if (this.deps.breaker.check(scope)) return { type: "skipped", reason: "rate_limited" }
+    if (this.deps.hold?.()) return { type: "skipped", reason: "held" }
 
     // 1. claim
     const claim = jobs.claim(this.deps.workerId)
@@ -182,9 +193,12 @@ export class Phase2 {
         return fail(`invalid artifacts: ${valid.reason}`)
       }
       if (!jobs.heartbeat(token)) return this.lostOwnership("committing the consolidation")
+      // The review is read against the old baseline, so it is taken before the commit replaces it.
+      const review = this.deps.recordReview ? await this.review(changes, new Set(consumed.map((input) => input.sessionId)).size) : undefined
       await resetBaseline(memoryRoot, now)
       if (!jobs.succeed(token, claim.watermark, consumed)) return this.lostOwnership("marking the consolidation done")
       this.deps.onConsolidated(new Set(consumed.map((input) => input.sessionId)).size)
+      if (review) this.keepReview(review)
       diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)`)
       for (const extension of extensions) await this.runExtension(extension, "afterSuccess")
       return { type: "succeeded", changes: changes.length }
@@ -194,6 +208,26 @@ export class Phase2 {
         return { type: "released" }
       }
       return fail(errorMessage(error))
+    }
+  }
+
+  /** The folder's change since the last baseline, before it is committed: a failure costs only the review. */
+  private async review(given: ReadonlyArray<{ status: string; path: string }>, sessions: number): Promise<{ summary: ReviewSummary; diff: string } | undefined> {
+    try {
+      const { workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
+      const final = await workspaceStatus(this.deps.memoryRoot)
+      return { summary: summarizeConsolidation(given, final, sessions), diff: renderWorkspaceDiff(final, await workspaceDiff(this.deps.memoryRoot, final)) }
+    } catch (error) {
+      this.deps.diagnostics.report("warn", "phase2", `could not prepare the consolidation's review: ${errorMessage(error)}`)
+      return undefined
+    }
+  }
+
+  private keepReview(review: { summary: ReviewSummary; diff: string }): void {
+    try {
+      this.deps.recordReview?.(review.summary, review.diff)
+    } catch (error) {
+      this.deps.diagnostics.report("warn", "phase2", `could not keep the consolidation's review: ${errorMessage(error)}`)
     }
   }
 
@@ -275,6 +309,7 @@ export class Phase2 {
       clearInterval(heartbeat)
     }
     if (!helperId) return result
+    await recordHelperUsage(this.deps, "consolidation", helperId)
     const deleted = await host.deleteSession(helperId, memoryRoot).catch(() => false)
     this.deps.helperSessions.delete(helperId)
     if (deleted) return result

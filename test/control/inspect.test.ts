@@ -64,6 +64,19 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
     breakers: [{ scope: "openai/gpt-5-mini", until: NOW + 1_800_000, reason: "APIError: Rate limit reached" }],
     ignoredAgentKeys: { memorize: ["permission", "tools"], "memorize-extract": [] },
     checkpoints: { sessions: 4, frozen: 1 },
+    spend: {
+      today: { sessions: 2, input: 1200, output: 300, reasoning: 50, cacheRead: 400, cacheWrite: 100, cost: 0.0123, tokens: 2050 },
+      last7Days: { sessions: 4, input: 2400, output: 600, reasoning: 100, cacheRead: 800, cacheWrite: 200, cost: 0.0246, tokens: 4100 },
+      perSession: { sessions: 1, input: 600, output: 150, reasoning: 25, cacheRead: 200, cacheWrite: 50, cost: 0.00615, tokens: 1025 },
+      byDay: [],
+    },
+    lastReview: {
+      id: 3,
+      version: "v1",
+      finishedAt: NOW - 3_600_000,
+      summary: { inputsAdded: ["rollout_summaries/a.md"], inputsRemoved: ["rollout_summaries/gone.md"], notes: [], changed: ["MEMORY.md", "memory_summary.md"], sessions: 9 },
+      diff: "",
+    },
     ...overrides,
   }
 }
@@ -80,6 +93,12 @@ describe("renderInspect", () => {
     expect(checked).not.toContain("cooldown until")
     const pending = renderInspect(snapshot({ versions: [v1({ phase2: { ...job, status: "pending", finished_at: NOW - 60_000, last_success_at: NOW - 3_600_000 } })] }))
     expect(pending).toContain(`cooldown until ${new Date(NOW + 5 * 3_600_000).toISOString()}`)
+  })
+
+  it("says when background learning is held, and why", () => {
+    const text = renderInspect(snapshot({ hold: "paused since 2026-11-30T11:00:00.000Z", options: { ...DEFAULT_OPTIONS, daily_token_budget: 3000 } }))
+    expect(text).toContain("## Background learning\nheld: paused since 2026-11-30T11:00:00.000Z")
+    expect(text).toContain("daily_token_budget: 3000 tokens (950 left today)")
   })
 
   it("says whether checkpoints are off", () => {

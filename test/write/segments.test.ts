@@ -232,3 +232,38 @@ describe("segment capture", () => {
     expect(db.prepare("SELECT job_key FROM jobs WHERE kind <> 'memory_consolidate_global' ORDER BY job_key").all<{ job_key: string }>().map((r) => r.job_key)).toEqual(["ses_xy"])
   })
 })
+
+describe("a hold on background learning", () => {
+  it("skips passes and keeps captures queued while held, and runs them once it ends", async () => {
+    host.addSession({ id: "ses_h", updatedAt: clock }, [user("fact:alpha", clock - 100), compaction(clock - 50)])
+    let hold: string | undefined = "paused"
+    const jobs = new Stage1Jobs(db, () => clock)
+    const captures = new SegmentCaptures(db, () => clock)
+    const p = new Phase1({
+      host,
+      options: parseOptions({}).options,
+      now: () => clock,
+      diagnostics: new Diagnostics(host, () => clock),
+      strategy: v1Extraction(templates),
+      memoryRoot: root,
+      jobs: () => jobs,
+      captures: () => captures,
+      excludedSessions: () => new Set(),
+      helperSessions: new Set(),
+      extractionModel: () => undefined,
+      workerId: "w",
+      breaker: new RateLimitBreaker(() => clock),
+      hold: () => hold,
+    })
+    disposers.push(() => p.dispose())
+    expect(await p.pass()).toEqual({ type: "skipped", reason: "held" })
+    p.onCompacted("ses_h")
+    await p.capturesSettled()
+    expect(records()).toEqual([])
+    expect(captureRow()?.status).toBe("pending")
+    hold = undefined
+    p.triggerCaptures()
+    await p.capturesSettled()
+    expect(records().map((r) => r.session_id)).toEqual(["ses_h#1"])
+  })
+})

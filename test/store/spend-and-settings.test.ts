@@ -1,0 +1,111 @@
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { openDatabase } from "../../src/store/database.js"
+import { SpendLedger, utcDay } from "../../src/store/ledger.js"
+import { ConsolidationReviews, REVIEW_DIFF_MAX_CHARS, REVIEWS_KEPT } from "../../src/store/reviews.js"
+import { HomeSettings } from "../../src/store/settings.js"
+import type { SqlDatabase } from "../../src/store/sqlite.js"
+import { summarizeConsolidation } from "../../src/write/consolidation-review.js"
+import { helperUsage } from "../../src/write/helper-usage.js"
+
+const DAY = 86_400_000
+let clock: number
+let db: SqlDatabase
+
+beforeEach(() => {
+  clock = Date.UTC(2026, 11, 1, 12)
+  db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-ledger-")), "memory.db")).db
+})
+afterEach(() => db.close())
+
+const usage = (input: number, output = 0, cost = 0) => ({ input, output, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost })
+
+describe("the spend ledger", () => {
+  it("sums helper sessions per UTC day and phase, and reports today, the last 7 days and the per-session average", () => {
+    const ledger = new SpendLedger(db, () => clock)
+    ledger.record("extraction", usage(100, 10, 0.01))
+    ledger.record("extraction", usage(300, 30, 0.03))
+    ledger.record("consolidation", { input: 1000, output: 100, reasoning: 50, cacheRead: 200, cacheWrite: 20, cost: 0.5 })
+    clock -= 3 * DAY
+    ledger.record("extraction", usage(600, 60))
+    clock -= 10 * DAY
+    ledger.record("extraction", usage(9_999))
+    clock += 13 * DAY
+    const report = ledger.report()
+    expect(report.today).toMatchObject({ sessions: 3, input: 1400, output: 140, reasoning: 50, cacheRead: 200, cacheWrite: 20, tokens: 1810 })
+    expect(report.today.cost).toBeCloseTo(0.54)
+    expect(report.last7Days).toMatchObject({ sessions: 4, input: 2000, tokens: 2470 })
+    expect(report.perSession.tokens).toBeCloseTo(2470 / 4)
+    expect(report.byDay.map((row) => [row.day, row.phase])).toEqual([
+      [utcDay(clock), "consolidation"],
+      [utcDay(clock), "extraction"],
+      [utcDay(clock - 3 * DAY), "extraction"],
+    ])
+    expect(ledger.tokensToday()).toBe(1810)
+  })
+
+  it("keeps odd numbers from a host out of the sums", () => {
+    const ledger = new SpendLedger(db, () => clock)
+    ledger.record("extraction", { input: Number.NaN, output: -5, reasoning: 2.6, cacheRead: Infinity, cacheWrite: 1, cost: Number.NaN })
+    expect(ledger.report().today).toMatchObject({ input: 0, output: 0, reasoning: 3, cacheRead: 0, cacheWrite: 1, cost: 0, sessions: 1 })
+  })
+
+  it("reads a helper session's cost from its assistant messages", () => {
+    const messages = [
+      { info: { role: "user" } },
+      { info: { role: "assistant", cost: 0.002, tokens: { input: 120, output: 30, reasoning: 5, cache: { read: 40, write: 8 } } } },
+      { info: { role: "assistant", cost: 0.001, tokens: { input: 80, output: 20, reasoning: 0, cache: { read: 0, write: 0 } } } },
+      { info: { role: "assistant" } },
+      "junk",
+    ]
+    const total = helperUsage(messages)
+    expect(total).toMatchObject({ input: 200, output: 50, reasoning: 5, cacheRead: 40, cacheWrite: 8 })
+    expect(total.cost).toBeCloseTo(0.003)
+  })
+})
+
+describe("home settings", () => {
+  it("pauses and resumes learning for every process sharing the file", () => {
+    const a = new HomeSettings(db, () => clock)
+    expect(a.pausedSince()).toBeUndefined()
+    expect(a.setPaused(true)).toBe(false)
+    expect(a.setPaused(true)).toBe(true)
+    expect(new HomeSettings(db).pausedSince()).toBe(clock)
+    expect(a.setPaused(false)).toBe(true)
+    expect(a.pausedSince()).toBeUndefined()
+  })
+})
+
+describe("consolidation reviews", () => {
+  it("keeps the last reviews newest first, each diff bounded", () => {
+    const reviews = new ConsolidationReviews(db, () => clock)
+    const summary = { inputsAdded: [], inputsRemoved: [], notes: [], changed: ["MEMORY.md"], sessions: 1 }
+    for (let i = 0; i < REVIEWS_KEPT + 3; i++) reviews.add(i % 2 ? "v2" : "v1", summary, `diff ${i}`)
+    reviews.add("v1", summary, "x".repeat(REVIEW_DIFF_MAX_CHARS * 2))
+    const all = reviews.list(100)
+    expect(all).toHaveLength(REVIEWS_KEPT)
+    expect(all[0]!.diff.length).toBeLessThanOrEqual(REVIEW_DIFF_MAX_CHARS)
+    expect(all[0]!.diff).toContain("characters of the diff cut")
+    expect(all[1]!.diff).toBe(`diff ${REVIEWS_KEPT + 2}`)
+    expect(reviews.list(100, "v2").every((review) => review.version === "v2")).toBe(true)
+  })
+
+  it("tells inputs, forgetting, notes and the consolidator's own changes apart", () => {
+    const given = [
+      { status: "A", path: "rollout_summaries/new.md" },
+      { status: "D", path: "rollout_summaries/gone.md" },
+      { status: "M", path: "raw_memories.md" },
+      { status: "A", path: "extensions/ad_hoc/notes/n.md" },
+    ]
+    const final = [...given, { status: "M", path: "MEMORY.md" }, { status: "A", path: "skills/deploy/SKILL.md" }]
+    expect(summarizeConsolidation(given, final, 3)).toEqual({
+      inputsAdded: ["raw_memories.md", "rollout_summaries/new.md"],
+      inputsRemoved: ["rollout_summaries/gone.md"],
+      notes: ["extensions/ad_hoc/notes/n.md"],
+      changed: ["MEMORY.md", "skills/deploy/SKILL.md"],
+      sessions: 3,
+    })
+  })
+})
