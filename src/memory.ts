@@ -42,6 +42,8 @@ export interface MemoryDeps {
   packageDir?: string
   /** How the host finds sessions, in words, when that can change at run time (OpenCode 2's service). */
   hostStatus?: () => string
+  /** Runs no background phase: changes only queue work for the OpenCode instances (the CLI). */
+  passive?: boolean
 }
 
 export class Memory {
@@ -133,6 +135,7 @@ export class Memory {
         recordUsage: (phase, usage) => this.catalog.ledger?.record(phase, usage),
         hold: () => this.learningHold(),
         recordReview: (version, summary, diff) => this.catalog.reviews?.add(version, summary, diff),
+        ...(deps.passive ? { passive: true } : {}),
         extensions: interop.forVersion(version),
       })
       pipelines.set(version, pipeline)
@@ -191,20 +194,34 @@ export class Memory {
     if (this.disposed) return
     try {
       for (const pipeline of this.writers()) prepareRoot(pipeline.paths.memoryRoot)
-      this.catalog.open()
     } catch (error) {
       this.diagnostics.error("startup", error)
       return
+    }
+    if (!this.openStores()) return
+    if (!this.servesHelpers && this.options.generate_memories) await this.cleanUpHelpers()
+  }
+
+  /**
+   * Opens memory.db and each version's database, and nothing else: no folder is prepared and the
+   * host is not called (the command-line tool opens a home this way). False when the catalog
+   * could not be opened; one version failing leaves the other working.
+   */
+  openStores(): boolean {
+    try {
+      this.catalog.open()
+    } catch (error) {
+      this.diagnostics.error("startup", error)
+      return false
     }
     for (const pipeline of this.pipelines.values()) {
       try {
         pipeline.open(this.catalog.store?.db)
       } catch (error) {
-        // One version's database failing leaves the other version working.
         this.diagnostics.error("startup", error)
       }
     }
-    if (!this.servesHelpers && this.options.generate_memories) await this.cleanUpHelpers()
+    return true
   }
 
   /** Helper sessions left by a process that died mid-extraction; bounded, and failures only logged. */

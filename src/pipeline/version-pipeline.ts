@@ -7,6 +7,8 @@
 // A pipeline reads always (a session stamped with its version keeps reading it) and writes only
 // when its version is selected or dual-write is on.
 import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
 import type { Host, ModelRef } from "../host.js"
@@ -26,6 +28,7 @@ import type { RateLimitBreaker } from "../write/breaker.js"
 import { Phase1 } from "../write/phase1.js"
 import { Phase2 } from "../write/phase2.js"
 import type { WorkspaceExtension } from "../write/workspace-extension.js"
+import { renderWorkspaceDiff } from "../write/workspace-diff.js"
 import type { VersionSnapshot } from "../control/inspect.js"
 import { summaryStats } from "../control/summary-stats.js"
 import { openReported } from "./open-store.js"
@@ -55,6 +58,8 @@ export interface PipelineDeps {
   recordUsage?: (phase: SpendPhase, usage: Usage) => void
   /** Why background learning is held, if it is: paused, or the daily budget spent. */
   hold?: () => string | undefined
+  /** Builds no phase 1 or phase 2: work is only queued in the database (the command-line tool). */
+  passive?: boolean
   /** Keeps this version's consolidation reviews (memory.db). */
   recordReview?: (version: MemoryVersion, summary: ReviewSummary, diff: string) => void
   /** Exchanges with other agents this version's phase 2 runs (src/interop). */
@@ -100,7 +105,8 @@ export class VersionPipeline {
       onRefuse: (reason) => deps.diagnostics.report("warn", "read-path", reason),
     })
     this.backend = new LocalMemoryBackend({ root: spec.paths.memoryRoot })
-    if (!deps.writes) return
+    // A passive instance (the CLI) queues work in the database for OpenCode's instances and runs none itself.
+    if (!deps.writes || deps.passive) return
     const common = {
       host: deps.host,
       options: deps.options,
@@ -228,6 +234,29 @@ export class VersionPipeline {
       summary: summaryStats(this.paths.summary, options.use_memories),
       ...(this.writes && this.deps.extensions.length ? { extensions: this.deps.extensions.map((extension) => extension.describe()) } : {}),
       ...(spec.tracksReadiness ? { readiness: readiness(this.paths.summary, store?.maxConsolidated() ?? 0, options.v2_ready_sessions) } : {}),
+    }
+  }
+
+  /**
+   * What the next consolidation would be shown: the version's inputs synced into a scratch copy of
+   * the folder (symlinks left out), diffed against its baseline and redacted. The folder itself is
+   * not touched; imports from other agents, which sync only inside a run, are not included.
+   */
+  async pendingDiff(): Promise<{ changes: Array<{ status: string; path: string }>; text: string } | undefined> {
+    const phase2 = this.tables?.phase2
+    if (!phase2) return undefined
+    const { options, now } = this.deps
+    const root = this.paths.memoryRoot
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-pending-"))
+    try {
+      if (fs.existsSync(root)) fs.cpSync(root, scratch, { recursive: true, filter: (source) => !fs.lstatSync(source).isSymbolicLink() })
+      const inputs = phase2.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
+      await this.deps.spec.consolidation.syncInputs(scratch, inputs, now)
+      const { workspaceDiff, workspaceStatus } = await import("../write/git-baseline.js")
+      const changes = await workspaceStatus(scratch)
+      return { changes, text: renderWorkspaceDiff(changes, await workspaceDiff(scratch, changes)) }
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true })
     }
   }
 

@@ -133,6 +133,23 @@ export class MemoryStore {
       .run({ session: sessionId, stage, now: this.now(), counts: JSON.stringify(clean) })
   }
 
+  /** What redaction replaced for one session (its segments included), summed by class and stage. */
+  redactionsOf(sessionId: string): Record<string, Record<string, number>> {
+    const out: Record<string, Record<string, number>> = {}
+    for (const row of this.db.prepare("SELECT stage, counts FROM redaction_log WHERE session_id = $id").all<{ stage: string; counts: string }>({ id: sessionId })) {
+      let counts: unknown
+      try {
+        counts = JSON.parse(row.counts)
+      } catch {
+        continue
+      }
+      if (typeof counts !== "object" || counts === null) continue
+      const stage = (out[row.stage] ??= {})
+      for (const [name, count] of Object.entries(counts)) if (typeof count === "number") stage[name] = (stage[name] ?? 0) + count
+    }
+    return out
+  }
+
   /** Everything redaction ever replaced before or after extraction, summed by class. */
   redactionTotals(): Record<string, number> {
     const totals: Record<string, number> = {}

@@ -31,6 +31,21 @@ export interface JobRow {
   owner_boot?: string | null
 }
 
+/** One stored extraction record, as the table keeps it. */
+export interface RecordRow {
+  session_id: string
+  source_updated_at: number
+  raw_memory: string
+  rollout_summary: string
+  rollout_slug: string | null
+  cwd: string | null
+  generated_at: number
+  usage_count: number
+  last_usage: number | null
+  selected_for_phase2: number
+  selected_for_phase2_source_updated_at: number | null
+}
+
 export type ResetOutcome = { type: "reset"; outputs: number; jobs: number } | { type: "refused_consolidation_running"; leaseUntil: number }
 
 export class VersionStore {
@@ -61,6 +76,28 @@ export class VersionStore {
     return this.db
       .prepare("SELECT * FROM jobs WHERE last_error IS NOT NULL ORDER BY COALESCE(finished_at, started_at, 0) DESC LIMIT $limit")
       .all<JobRow>({ limit })
+  }
+
+  /** Stored records, newest first, a page at a time (the CLI's `view --all`). */
+  records(offset: number, limit: number): RecordRow[] {
+    return this.db
+      .prepare("SELECT * FROM stage1_outputs ORDER BY source_updated_at DESC, session_id DESC LIMIT $limit OFFSET $offset")
+      .all<RecordRow>({ limit: Math.max(0, Math.floor(limit)), offset: Math.max(0, Math.floor(offset)) })
+  }
+
+  /** A session's records: its own and those of the segments its compactions closed. */
+  recordsOf(sessionId: string): RecordRow[] {
+    return this.db.prepare(`SELECT * FROM stage1_outputs WHERE ${keyOfSession("session_id")} ORDER BY session_id`).all<RecordRow>({ id: sessionId })
+  }
+
+  /** The session's stage-1 jobs (its own and its segments'), for `recall`. */
+  jobsOf(sessionId: string): JobRow[] {
+    return this.db.prepare(`SELECT * FROM jobs WHERE kind IN ($stage1, $capture) AND ${keyOfSession("job_key")} ORDER BY job_key`).all<JobRow>({ id: sessionId, stage1: JOBS.STAGE1, capture: JOBS.CAPTURE })
+  }
+
+  /** Running jobs with their owners, for `status`. */
+  runningJobs(): JobRow[] {
+    return this.db.prepare("SELECT * FROM jobs WHERE status = 'running' ORDER BY kind, job_key").all<JobRow>()
   }
 
   /** Cited sessions get usage_count + 1 and last_usage = now; unknown ids are ignored, as in Codex. */

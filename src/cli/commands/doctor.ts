@@ -1,0 +1,133 @@
+// doctor: the checks a support question starts with, each with what to do when it fails. Read-only
+// except for a probe file in the home that is removed again.
+import { spawnSync } from "node:child_process"
+import fs from "node:fs"
+import path from "node:path"
+import { readCommit, resolveRef } from "isomorphic-git"
+import { openSqlite } from "../../store/sqlite.js"
+import { packageRoot } from "../../util/package-root.js"
+import { memoryPaths } from "../../util/paths.js"
+import { bundledAgents } from "../../write/bundled-agents.js"
+import { describeIgnoredAgentKeys, TUNABLE_AGENT_KEYS } from "../../write/helper-agents.js"
+import type { Command } from "../command.js"
+import { EXIT } from "../errors.js"
+import { locateHome, type HomeTarget } from "../home.js"
+import { pluginEntry } from "../opencode-config.js"
+
+export interface Check {
+  name: string
+  ok: boolean
+  detail: string
+  fix?: string
+}
+
+const SUPPORTED = "OpenCode 1.18 or later 1.x, or OpenCode 2"
+
+export const doctorCommand: Command = {
+  name: "doctor",
+  usage: "doctor [--home DIR] [--opencode PATH] [--text]",
+  summary: "check the home, the databases, the git baselines, the config and the OpenCode version",
+  flags: { opencode: { type: "string" } },
+  positionals: { min: 0, max: 0 },
+  async run({ cli, args }) {
+    const target = locateHome(cli, args.values.home as string | undefined)
+    const checks: Check[] = [
+      homeWritable(target),
+      ...databases(target),
+      ...(await baselines(target)),
+      pluginConfigured(target),
+      helperAgents(target, cli.packageDir ?? packageRoot()),
+      opencodeVersion((args.values.opencode as string | undefined) ?? "opencode", target.env),
+    ]
+    const ok = checks.every((check) => check.ok)
+    const text = checks.map((c) => `${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}${c.ok || !c.fix ? "" : `\n     fix: ${c.fix}`}`).join("\n")
+    return { json: { ok, home: target.home, checks }, text, exit: ok ? EXIT.OK : EXIT.FAILED }
+  },
+}
+
+function homeWritable(target: HomeTarget): Check {
+  const name = "home writable"
+  if (!fs.existsSync(target.home)) return { name, ok: false, detail: `${target.home} does not exist (from ${target.source})`, fix: "start OpenCode with the plugin once, or create the folder" }
+  const probe = path.join(target.home, `.doctor-${process.pid}`)
+  try {
+    fs.writeFileSync(probe, "", { flag: "wx" })
+    fs.rmSync(probe)
+    return { name, ok: true, detail: target.home }
+  } catch (error) {
+    return { name, ok: false, detail: `${target.home}: ${(error as Error).message}`, fix: "make the folder writable by your user, or set the plugin's home option" }
+  }
+}
+
+function databases(target: HomeTarget): Check[] {
+  return (["v1", "v2"] as const).flatMap((version) => {
+    const file = memoryPaths(target.home, "option", version).db
+    const name = `${path.basename(file)} integrity`
+    if (!fs.existsSync(file)) return version === "v1" ? [{ name, ok: false, detail: `${file} does not exist`, fix: "start OpenCode with the plugin once; it creates the database" }] : []
+    let db: ReturnType<typeof openSqlite> | undefined
+    try {
+      db = openSqlite(file)
+      const rows = db.prepare("PRAGMA integrity_check").all<{ integrity_check: string }>()
+      const ok = rows.length === 1 && rows[0]!.integrity_check === "ok"
+      return [{ name, ok, detail: ok ? "ok" : rows.map((row) => row.integrity_check).slice(0, 3).join("; "), fix: "quit OpenCode and start it again: the plugin moves a damaged database aside (memory.db.corrupt-<time>) and starts a new one; `export` first what can still be read" }]
+    } catch (error) {
+      return [{ name, ok: false, detail: (error as Error).message, fix: "quit OpenCode and start it again: the plugin moves a damaged database aside and starts a new one" }]
+    } finally {
+      db?.close()
+    }
+  })
+}
+
+async function baselines(target: HomeTarget): Promise<Check[]> {
+  const checks: Check[] = []
+  for (const version of ["v1", "v2"] as const) {
+    const root = memoryPaths(target.home, "option", version).memoryRoot
+    const name = `${path.basename(root)}/ git baseline`
+    if (!fs.existsSync(path.join(root, ".git"))) {
+      if (fs.existsSync(root)) checks.push({ name, ok: true, detail: "none yet (made by the first consolidation)" })
+      continue
+    }
+    try {
+      const oid = await resolveRef({ fs, dir: root, ref: "HEAD" })
+      const commit = await readCommit({ fs, dir: root, oid })
+      checks.push({ name, ok: true, detail: `HEAD ${oid.slice(0, 12)}, ${new Date(commit.commit.committer.timestamp * 1000).toISOString()}` })
+    } catch (error) {
+      checks.push({ name, ok: false, detail: (error as Error).message, fix: `delete ${path.join(root, ".git")}: the next consolidation makes a new baseline from the folder` })
+    }
+  }
+  return checks
+}
+
+function pluginConfigured(target: HomeTarget): Check {
+  const name = "plugin in OpenCode's global config"
+  const { file, config, error } = target.config
+  if (!file) return { name, ok: false, detail: "no global OpenCode config found", fix: 'add "plugin": ["opencode-codex-memory"] to ~/.config/opencode/opencode.json (the helper sessions run in the memory folder, another project, so a project config is not enough)' }
+  if (!config) return { name, ok: false, detail: `${file} could not be read: ${error ?? "unknown error"}`, fix: "fix the JSON of that file" }
+  const entry = pluginEntry(config)
+  return entry ? { name, ok: true, detail: `${file}: ${entry.spec}` } : { name, ok: false, detail: `${file} does not list opencode-codex-memory`, fix: `add "opencode-codex-memory" to the "plugin" list of ${file}` }
+}
+
+function helperAgents(target: HomeTarget, packageDir: string): Check {
+  const name = "helper agents"
+  try {
+    const agents = bundledAgents(packageDir, memoryPaths(target.home, "option", "v1").memoryRoot)
+    const notDenyFirst = ["memorize", "memorize-extract"].filter((id) => (agents[id]?.permission as Record<string, unknown> | undefined)?.["*"] !== "deny")
+    if (notDenyFirst.length) return { name, ok: false, detail: `bundled agents not deny-first: ${notDenyFirst.join(", ")}`, fix: "reinstall opencode-codex-memory" }
+    const user = (target.config.config?.agent ?? {}) as Record<string, Record<string, unknown>>
+    const ignored = Object.fromEntries(["memorize", "memorize-extract"].map((id) => [id, Object.keys(user[id] ?? {}).filter((key) => !TUNABLE_AGENT_KEYS.includes(key))]))
+    const sentences = describeIgnoredAgentKeys(ignored)
+    return { name, ok: true, detail: sentences.length ? `bundled, deny-first; ${sentences.join(" ")}` : "bundled, deny-first" }
+  } catch (error) {
+    return { name, ok: false, detail: (error as Error).message, fix: "reinstall opencode-codex-memory" }
+  }
+}
+
+function opencodeVersion(binary: string, env: Readonly<Record<string, string | undefined>>): Check {
+  const name = "OpenCode version"
+  const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 15_000, env: { ...process.env, ...env } as NodeJS.ProcessEnv })
+  if (run.error || run.status !== 0) return { name, ok: false, detail: `could not run \`${binary} --version\`: ${run.error?.message ?? run.stderr.trim()}`, fix: "install OpenCode, or pass --opencode PATH" }
+  const version = /(\d+)\.(\d+)\.(\d+)/.exec(run.stdout)
+  if (!version) return { name, ok: false, detail: `unexpected answer: ${run.stdout.trim().slice(0, 80)}`, fix: "pass --opencode PATH to the OpenCode binary" }
+  const [major, minor] = [Number(version[1]), Number(version[2])]
+  const ok = major === 2 || (major === 1 && minor >= 18)
+  return { name, ok, detail: `${version[0]}${ok ? "" : ` (supported: ${SUPPORTED})`}`, fix: `update OpenCode to ${SUPPORTED}` }
+}

@@ -1,0 +1,100 @@
+// view, view --all and recall: what memory holds, as injected, as stored, and for one session.
+import type { RecordRow } from "../../store/version-store.js"
+import { intFlag } from "../args.js"
+import type { Command } from "../command.js"
+import { CliError } from "../errors.js"
+import { openHome } from "../home.js"
+
+const PAGE_DEFAULT = 50
+const PAGE_MAX = 500
+
+export const viewCommand: Command = {
+  name: "view",
+  usage: "view [--all [--limit N] [--offset N]] [--version v1|v2] [--home DIR] [--text]",
+  summary: "the memory block as it is injected; --all: every stored record, paged",
+  flags: { all: { type: "boolean" }, limit: { type: "string" }, offset: { type: "string" }, version: { type: "string" } },
+  positionals: { min: 0, max: 0 },
+  async run({ cli, args }) {
+    // Flags first: a bad one is a usage error whatever the home.
+    const limit = intFlag(args.values.limit, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
+    const offset = intFlag(args.values.offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER)
+    const home = openHome(cli, args.values.home as string | undefined)
+    try {
+      const version = versionFlag(args.values.version, home.memory.options.version)
+      const pipeline = home.memory.pipeline(version)
+      if (!args.values.all) {
+        // Exactly what a conversation's model call would get: the read path's own bytes.
+        const block = pipeline.readPath.blockFor({ sessionID: "cli", system: [] })
+        return { json: { version, summary_file: pipeline.paths.summary, injected: block !== undefined, block: block ?? null }, text: block ?? `nothing is injected: ${pipeline.paths.summary} does not exist yet` }
+      }
+      const rows = pipeline.store()?.records(offset, limit + 1) ?? []
+      const records = rows.slice(0, limit).map(recordJson)
+      const next = rows.length > limit ? offset + limit : null
+      const text = records.map((r) => `## ${r.session_id} (${r.updated_at}, used ${r.usage_count}x${r.consolidated ? ", consolidated" : ""})\n${r.rollout_summary}`).join("\n\n") || "no records"
+      return { json: { version, offset, limit, records, next_offset: next }, text: next === null ? text : `${text}\n\n(more: --offset ${next})` }
+    } finally {
+      await home.close()
+    }
+  },
+}
+
+export const recallCommand: Command = {
+  name: "recall",
+  usage: "recall SESSION_ID [--home DIR] [--text]",
+  summary: "one session's extraction, redaction counts, consolidation and cited usage",
+  flags: {},
+  positionals: { min: 1, max: 1 },
+  async run({ cli, args }) {
+    const sessionId = args.positionals[0]!
+    const home = openHome(cli, args.values.home as string | undefined)
+    try {
+      const { memory } = home
+      const versions = [...memory.pipelines.values()].map((pipeline) => {
+        const store = pipeline.store()
+        const phase2 = store?.phase2Job()
+        return {
+          version: pipeline.version,
+          records: (store?.recordsOf(sessionId) ?? []).map(recordJson),
+          jobs: (store?.jobsOf(sessionId) ?? []).map((job) => ({ kind: job.kind, key: job.job_key, status: job.status, last_error: job.last_error })),
+          last_consolidation: phase2?.last_success_at ? new Date(phase2.last_success_at).toISOString() : null,
+        }
+      })
+      const catalog = memory.store()
+      const json = {
+        session_id: sessionId,
+        mode: catalog?.mode(sessionId) ?? "enabled",
+        reads_version: catalog?.stampedVersion(sessionId) ?? null,
+        redactions: catalog?.redactionsOf(sessionId) ?? {},
+        versions,
+      }
+      if (versions.every((v) => v.records.length === 0 && v.jobs.length === 0)) throw new CliError("not_found", `no record or job of session ${sessionId} in ${home.paths.home}`)
+      const text = versions
+        .flatMap((v) => v.records.map((r) => `## ${v.version} ${r.session_id}\nupdated ${r.updated_at}; used ${r.usage_count}x (last ${r.last_usage ?? "never"}); ${r.consolidated ? `consolidated (last consolidation ${v.last_consolidation})` : "not consolidated yet"}\n\n${r.rollout_summary}\n\n${r.raw_memory}`))
+        .join("\n\n")
+      return { json, text: `${text}\n\nmode: ${json.mode}; redactions: ${JSON.stringify(json.redactions)}` }
+    } finally {
+      await home.close()
+    }
+  },
+}
+
+function recordJson(row: RecordRow) {
+  return {
+    session_id: row.session_id,
+    updated_at: new Date(Number(row.source_updated_at)).toISOString(),
+    slug: row.rollout_slug,
+    cwd: row.cwd,
+    rollout_summary: row.rollout_summary,
+    raw_memory: row.raw_memory,
+    usage_count: Number(row.usage_count),
+    last_usage: row.last_usage === null ? null : new Date(Number(row.last_usage)).toISOString(),
+    consolidated: Number(row.selected_for_phase2) === 1,
+    generated_at: new Date(Number(row.generated_at)).toISOString(),
+  }
+}
+
+export function versionFlag(value: string | boolean | undefined, fallback: "v1" | "v2"): "v1" | "v2" {
+  if (value === undefined) return fallback
+  if (value === "v1" || value === "v2") return value
+  throw new CliError("usage", `--version must be v1 or v2; got ${JSON.stringify(value)}`)
+}

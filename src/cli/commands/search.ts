@@ -1,0 +1,67 @@
+// search: memory_search's engine and modes over the memory folder, from the command line.
+import { MemoryError } from "../../backend/errors.js"
+import type { MatchMode } from "../../backend/requests.js"
+import { intFlag } from "../args.js"
+import type { Command } from "../command.js"
+import { CliError } from "../errors.js"
+import { openHome } from "../home.js"
+import { versionFlag } from "./records.js"
+
+const MODES: readonly MatchMode[] = ["any", "all_on_same_line", "all_within_lines"]
+
+export const searchCommand: Command = {
+  name: "search",
+  usage: "search QUERY [QUERY...] [--mode any|all_on_same_line|all_within_lines] [--lines N] [--path P] [--context N] [--case-sensitive] [--normalized] [--since ISO] [--until ISO] [--max N] [--cursor C] [--version v1|v2]",
+  summary: "memory_search over the memory folder (same engine and modes)",
+  flags: {
+    mode: { type: "string" },
+    lines: { type: "string" },
+    path: { type: "string" },
+    context: { type: "string" },
+    "case-sensitive": { type: "boolean" },
+    normalized: { type: "boolean" },
+    since: { type: "string" },
+    until: { type: "string" },
+    max: { type: "string" },
+    cursor: { type: "string" },
+    version: { type: "string" },
+  },
+  positionals: { min: 1, max: 64 },
+  async run({ cli, args }) {
+    const v = args.values
+    const mode = v.mode === undefined ? undefined : (MODES.find((m) => m === v.mode) ?? fail(`--mode must be one of ${MODES.join(", ")}`))
+    const home = openHome(cli, v.home as string | undefined)
+    try {
+      const backend = home.memory.pipeline(versionFlag(v.version, home.memory.options.version)).backend
+      const request = {
+        queries: args.positionals,
+        ...(mode ? { match_mode: mode } : {}),
+        ...(v.lines !== undefined ? { line_count: intFlag(v.lines, "lines", 1, 1, 10_000) } : {}),
+        ...(typeof v.path === "string" ? { path: v.path } : {}),
+        ...(v.context !== undefined ? { context_lines: intFlag(v.context, "context", 0, 0, 10) } : {}),
+        ...(v["case-sensitive"] ? { case_sensitive: true } : {}),
+        ...(v.normalized ? { normalized: true } : {}),
+        ...(typeof v.since === "string" ? { since: v.since } : {}),
+        ...(typeof v.until === "string" ? { until: v.until } : {}),
+        ...(v.max !== undefined ? { max_results: intFlag(v.max, "max", 20, 1, 200) } : {}),
+        ...(typeof v.cursor === "string" ? { cursor: v.cursor } : {}),
+      }
+      let result
+      try {
+        result = await backend.search(request)
+      } catch (error) {
+        // The tool's own refusals (a bad path, an empty query) are the caller's to fix.
+        if (error instanceof MemoryError && error.kind !== "io") throw new CliError("usage", error.message)
+        throw error
+      }
+      const text = result.matches.map((m) => `${m.path}:${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}: ${m.text}`).join("\n") || "no matches"
+      return { json: result, text: result.next_cursor ? `${text}\n(more: --cursor ${result.next_cursor})` : text }
+    } finally {
+      await home.close()
+    }
+  },
+}
+
+function fail(message: string): never {
+  throw new CliError("usage", message)
+}

@@ -1,0 +1,63 @@
+// The plugin's options as OpenCode's global config gives them, so the CLI resolves the same home
+// and version as the plugin. OpenCode reads opencode.jsonc, opencode.json and config.json from
+// $XDG_CONFIG_HOME/opencode (else ~/.config/opencode); the first that exists is the config.
+import fs from "node:fs"
+import path from "node:path"
+import { PLUGIN_ID } from "../constants.js"
+
+export interface GlobalConfig {
+  /** The config file found, if any. */
+  file: string | undefined
+  /** The parsed config, or undefined when there is none or it could not be read. */
+  config: Record<string, unknown> | undefined
+  /** Why it could not be read. */
+  error?: string
+}
+
+const NAMES = ["opencode.jsonc", "opencode.json", "config.json"]
+
+export function readGlobalConfig(env: Readonly<Record<string, string | undefined>>, homedir: string): GlobalConfig {
+  const dir = path.join(env.XDG_CONFIG_HOME?.trim() || path.join(homedir, ".config"), "opencode")
+  const file = NAMES.map((name) => path.join(dir, name)).find((candidate) => fs.existsSync(candidate))
+  if (!file) return { file: undefined, config: undefined }
+  try {
+    const value = JSON.parse(stripJsonComments(fs.readFileSync(file, "utf8"))) as unknown
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return { file, config: undefined, error: "not a JSON object" }
+    return { file, config: value as Record<string, unknown> }
+  } catch (error) {
+    return { file, config: undefined, error: (error as Error).message }
+  }
+}
+
+/** The plugin's entry in the config's `plugin` list, and its options: `"spec"` or `["spec", {options}]`. */
+export function pluginEntry(config: Record<string, unknown> | undefined): { spec: string; options: Record<string, unknown> } | undefined {
+  const list = Array.isArray(config?.plugin) ? config.plugin : []
+  for (const entry of list) {
+    const spec = typeof entry === "string" ? entry : Array.isArray(entry) && typeof entry[0] === "string" ? entry[0] : undefined
+    if (!spec || !spec.includes(PLUGIN_ID)) continue
+    const options = Array.isArray(entry) && typeof entry[1] === "object" && entry[1] !== null ? (entry[1] as Record<string, unknown>) : {}
+    return { spec, options }
+  }
+  return undefined
+}
+
+/** JSONC to JSON: comments and trailing commas outside strings removed. */
+export function stripJsonComments(text: string): string {
+  let out = ""
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === '"') {
+      let j = i + 1
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1
+      out += text.slice(i, j + 1)
+      i = j
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++
+      out += "\n"
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2)
+      i = end < 0 ? text.length : end + 1
+    } else out += c
+  }
+  return out.replace(/,(\s*[}\]])/g, "$1")
+}

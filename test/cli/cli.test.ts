@@ -1,0 +1,239 @@
+// The command-line tool in process, on a home built with the core's own stores: every command's
+// JSON, its exit code, and the error shape for bad input.
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { runCli } from "../../src/cli/run.js"
+import { openDatabase } from "../../src/store/database.js"
+import { SpendLedger } from "../../src/store/ledger.js"
+import { ConsolidationReviews } from "../../src/store/reviews.js"
+import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
+import { resetBaseline } from "../../src/write/git-baseline.js"
+
+const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url))
+const NOW = Date.UTC(2026, 11, 1, 12)
+let root: string
+let home: string
+
+interface Ran {
+  code: number
+  json: Record<string, unknown>
+  stderr: string
+  stdout: string
+}
+
+async function cli(...argv: string[]): Promise<Ran> {
+  let stdout = ""
+  let stderr = ""
+  const code = await runCli(argv, {
+    env: { XDG_CONFIG_HOME: path.join(root, "config") },
+    homedir: root,
+    packageDir: PACKAGE_DIR,
+    now: () => NOW,
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    stdin: async () => Buffer.from(""),
+  })
+  let json: Record<string, unknown> = {}
+  try {
+    json = JSON.parse(stdout) as Record<string, unknown>
+  } catch {
+    // --text output
+  }
+  return { code, json, stderr, stdout }
+}
+
+const inHome = (...argv: string[]) => cli(...argv, "--home", home)
+
+/** A home as the plugin leaves it: two records (one a segment), a review, spend, a summary and a baseline. */
+async function buildHome(): Promise<void> {
+  const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
+  const jobs = new Stage1Jobs(db, () => NOW)
+  // The segment first: a segment stored later would supersede the session's older record.
+  for (const [key, text, at] of [["ses_alpha#1", "the first segment", 2_000], ["ses_alpha", "deploys use make ship", 1_000], ["ses_beta", "tests need the vpn", 1_000]] as const) {
+    const claim = jobs.claim({ sessionId: key, updatedAt: NOW - at }, { workerId: "w", maxRunning: 9 })
+    if (claim.type !== "claimed") throw new Error(claim.type)
+    jobs.succeed(key, claim.token, { rawMemory: `- ${text}`, rolloutSummary: `Learned: ${text}.`, slug: "s", cwd: "/p" })
+  }
+  db.prepare("INSERT INTO redaction_log (session_id, stage, recorded_at, counts) VALUES ('ses_alpha', 'transcript', 1, '{\"github-token\":2}')").run()
+  new ConsolidationReviews(db, () => NOW).add("v1", { inputsAdded: ["rollout_summaries/a.md"], inputsRemoved: [], notes: [], changed: ["MEMORY.md"], sessions: 2 }, "diff --git a/MEMORY.md b/MEMORY.md\n+- deploys use make ship\n")
+  new SpendLedger(db, () => NOW).record("extraction", { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0.01 })
+  db.close()
+  const memories = path.join(home, "memories")
+  fs.mkdirSync(memories, { recursive: true })
+  fs.writeFileSync(path.join(memories, "memory_summary.md"), "v1\n## Deploying\nUse make ship.\n")
+  fs.writeFileSync(path.join(memories, "MEMORY.md"), "# Memory\n- deploys use make ship\n")
+  await resetBaseline(memories, () => NOW)
+}
+
+beforeEach(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-cli-"))
+  home = path.join(root, "home")
+  fs.mkdirSync(home)
+  await buildHome()
+})
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }))
+
+describe("the contract", () => {
+  it("answers capabilities and check-compatibility without a home", async () => {
+    const caps = await cli("capabilities")
+    expect(caps.code).toBe(0)
+    expect(caps.json).toMatchObject({ protocol_version: 1, memory_versions: ["v1", "v2"], schema_versions: { "memory.db": expect.any(Number), archive: 1 } })
+    expect(await cli("check-compatibility", "--protocol", "1")).toMatchObject({ code: 0, json: { compatible: true } })
+    expect(await cli("check-compatibility", "--protocol", "2")).toMatchObject({ code: 1, json: { error: { code: "incompatible" } } })
+  })
+
+  it("gives bad usage exit 2 and one error shape, with the reason on stderr", async () => {
+    for (const argv of [["frobnicate"], ["status", "--bogus"], ["check-compatibility"], ["check-compatibility", "--protocol", "x"], ["recall"], ["diff"], ["reset"], ["view", "--all", "--limit", "0"]]) {
+      const ran = await cli(...argv)
+      expect(ran.code, argv.join(" ")).toBe(2)
+      expect(Object.keys(ran.json)).toEqual(["error"])
+      expect(ran.json.error).toMatchObject({ code: expect.stringMatching(/^(usage|unknown_command)$/), message: expect.any(String) })
+      expect(ran.stderr).toContain((ran.json.error as { message: string }).message)
+    }
+  })
+
+  it("says there is no home rather than creating one", async () => {
+    const missing = path.join(root, "nowhere")
+    expect(await cli("status", "--home", missing)).toMatchObject({ code: 1, json: { error: { code: "no_home" } } })
+    expect(fs.existsSync(missing)).toBe(false)
+  })
+
+  it("reports a damaged memory.db with exit 3 and leaves it where it is", async () => {
+    fs.writeFileSync(path.join(home, "memory.db"), "this is not a database at all".repeat(200))
+    for (const name of ["-wal", "-shm"]) fs.rmSync(path.join(home, `memory.db${name}`), { force: true })
+    const ran = await inHome("status")
+    expect(ran).toMatchObject({ code: 3, json: { error: { code: "corrupt_database" } } })
+    expect(fs.readFileSync(path.join(home, "memory.db"), "utf8")).toContain("not a database")
+    expect(fs.readdirSync(home).some((name) => name.includes("corrupt"))).toBe(false)
+  })
+})
+
+describe("reading memory", () => {
+  it("status: counts, spend, the last review and the learning state", async () => {
+    const ran = await inHome("status")
+    expect(ran.code).toBe(0)
+    expect(ran.json).toMatchObject({ home, learning: { held: false } })
+    const report = ran.json.report as { spend: { today: { tokens: number; sessions: number } }; lastReview: { summary: { sessions: number } } }
+    expect(report.spend.today).toMatchObject({ tokens: 120, sessions: 1 })
+    expect(report.lastReview.summary.sessions).toBe(2)
+    expect((await inHome("status", "--text")).stdout).toContain("## Background learning")
+  })
+
+  it("view gives the block as injected; view --all pages the records", async () => {
+    const view = await inHome("view")
+    expect(view.json).toMatchObject({ injected: true })
+    expect(view.json.block).toContain("Use make ship.")
+    const page = await inHome("view", "--all", "--limit", "2")
+    expect((page.json.records as unknown[]).length).toBe(2)
+    expect(page.json.next_offset).toBe(2)
+    const rest = await inHome("view", "--all", "--limit", "2", "--offset", "2")
+    expect((rest.json.records as unknown[]).length).toBe(1)
+    expect(rest.json.next_offset).toBeNull()
+  })
+
+  it("recall shows a session's records, segments included, its redactions and whether it was consolidated", async () => {
+    const ran = await inHome("recall", "ses_alpha")
+    expect(ran.code).toBe(0)
+    const v1 = (ran.json.versions as Array<{ version: string; records: Array<{ session_id: string; consolidated: boolean }> }>).find((v) => v.version === "v1")!
+    expect(v1.records.map((r) => r.session_id)).toEqual(["ses_alpha", "ses_alpha#1"])
+    expect(ran.json.redactions).toEqual({ transcript: { "github-token": 2 } })
+    expect(await inHome("recall", "ses_nobody")).toMatchObject({ code: 1, json: { error: { code: "not_found" } } })
+  })
+
+  it("search runs memory_search's engine", async () => {
+    const ran = await inHome("search", "make", "ship", "--mode", "all_on_same_line")
+    expect(ran.code).toBe(0)
+    expect((ran.json.matches as Array<{ path: string }>).map((m) => m.path).sort()).toEqual(["MEMORY.md", "memory_summary.md"])
+    expect(await inHome("search", "x", "--mode", "sideways")).toMatchObject({ code: 2 })
+    expect(await inHome("search", "x", "--path", "../etc")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
+  })
+
+  it("diff --last shows the last review; diff --pending what the next consolidation would see, leaving the folder alone", async () => {
+    const last = await inHome("diff", "--last")
+    expect(last.json.last).toMatchObject({ inputsAdded: ["rollout_summaries/a.md"], changed: ["MEMORY.md"] })
+    const before = fs.readdirSync(path.join(home, "memories")).sort()
+    const pending = await inHome("diff", "--pending")
+    expect(pending.code).toBe(0)
+    const changes = (pending.json.pending as { changes: Array<{ path: string }> }).changes.map((c) => c.path)
+    expect(changes).toContain("raw_memories.md")
+    expect(changes.some((p) => p.startsWith("rollout_summaries/"))).toBe(true)
+    expect(fs.readdirSync(path.join(home, "memories")).sort()).toEqual(before)
+  })
+})
+
+describe("controlling memory", () => {
+  it("pause and resume are kept in memory.db", async () => {
+    expect(await inHome("pause")).toMatchObject({ code: 0, json: { paused: true, changed: true } })
+    expect((await inHome("status")).json.learning).toMatchObject({ held: true })
+    expect(await inHome("resume")).toMatchObject({ code: 0, json: { paused: false, changed: true } })
+    expect((await inHome("status")).json.learning).toEqual({ held: false })
+  })
+
+  it("mode keeps a session out, or lets it in", async () => {
+    expect(await inHome("mode", "ses_beta", "disabled")).toMatchObject({ code: 0, json: { previous: "enabled", mode: "disabled" } })
+    expect((await inHome("recall", "ses_beta")).json.mode).toBe("disabled")
+    expect(await inHome("mode", "ses_beta", "sideways")).toMatchObject({ code: 2 })
+  })
+
+  it("reset needs --yes, and is refused while a consolidation holds a live lease", async () => {
+    const { db } = openDatabase(path.join(home, "memory.db"))
+    // A lease with no owner recorded, so it counts until it expires.
+    db.prepare("UPDATE jobs SET status = 'running', lease_until = $until, owner_pid = NULL, owner_boot = NULL WHERE kind = 'memory_consolidate_global'").run({ until: Date.now() + 3_600_000 })
+    db.close()
+    expect(await inHome("reset", "--yes")).toMatchObject({ code: 1, json: { error: { code: "consolidation_running" } } })
+    const { db: again } = openDatabase(path.join(home, "memory.db"))
+    again.prepare("UPDATE jobs SET status = 'pending', lease_until = NULL WHERE kind = 'memory_consolidate_global'").run()
+    again.close()
+    const ran = await inHome("reset", "--yes")
+    expect(ran).toMatchObject({ code: 0, json: { reset: true } })
+    expect(fs.existsSync(path.join(home, "memories", "MEMORY.md"))).toBe(false)
+  })
+})
+
+describe("carrying memory to another machine", () => {
+  it("exports and imports a home; refuses a non-empty home without --replace, a newer archive and a truncated one", async () => {
+    const file = path.join(root, "memory.archive.json")
+    expect(await inHome("export", file)).toMatchObject({ code: 0, json: { file } })
+    const other = path.join(root, "other-home")
+    expect(await cli("import", file, "--home", other)).toMatchObject({ code: 0 })
+    expect(fs.readFileSync(path.join(other, "memories", "MEMORY.md"), "utf8")).toContain("make ship")
+    expect((await cli("recall", "ses_alpha", "--home", other)).code).toBe(0)
+
+    expect(await cli("import", file, "--home", other)).toMatchObject({ code: 1, json: { error: { code: "home_not_empty" } } })
+    expect(await cli("import", file, "--home", other, "--replace")).toMatchObject({ code: 0 })
+
+    const newer = JSON.parse(fs.readFileSync(file, "utf8")) as { archive_version: number }
+    newer.archive_version = 99
+    fs.writeFileSync(path.join(root, "newer.json"), JSON.stringify(newer))
+    expect(await cli("import", path.join(root, "newer.json"), "--home", path.join(root, "h3"))).toMatchObject({ code: 3, json: { error: { code: "newer_archive" } } })
+    const text = fs.readFileSync(file, "utf8")
+    fs.writeFileSync(path.join(root, "cut.json"), text.slice(0, Math.floor(text.length / 2)))
+    expect(await cli("import", path.join(root, "cut.json"), "--home", path.join(root, "h4"))).toMatchObject({ code: 3, json: { error: { code: "invalid_archive" } } })
+    expect(fs.existsSync(path.join(root, "h4", "memory.db"))).toBe(false)
+  })
+
+  it("refuses an input over 4 MB and a missing file", async () => {
+    const big = path.join(root, "big.json")
+    fs.writeFileSync(big, Buffer.alloc(4 * 1024 * 1024 + 1, 32))
+    expect(await cli("import", big, "--home", path.join(root, "h5"))).toMatchObject({ code: 2, json: { error: { code: "input_too_large" } } })
+    expect(await cli("import", path.join(root, "missing.json"), "--home", path.join(root, "h5"))).toMatchObject({ code: 1, json: { error: { code: "not_found" } } })
+  })
+})
+
+describe("doctor", () => {
+  it("checks the home, the database, the baseline, the config, the agents and OpenCode, each with a fix", async () => {
+    const ran = await inHome("doctor", "--opencode", path.join(root, "no-such-opencode"))
+    expect(ran.code).toBe(1)
+    const checks = ran.json.checks as Array<{ name: string; ok: boolean; fix?: string }>
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]))
+    expect(byName["home writable"]?.ok).toBe(true)
+    expect(byName["memory.db integrity"]?.ok).toBe(true)
+    expect(byName["memories/ git baseline"]?.ok).toBe(true)
+    expect(byName["helper agents"]?.ok).toBe(true)
+    expect(byName["plugin in OpenCode's global config"]).toMatchObject({ ok: false, fix: expect.stringContaining("plugin") })
+    expect(byName["OpenCode version"]).toMatchObject({ ok: false, fix: expect.any(String) })
+  })
+})
