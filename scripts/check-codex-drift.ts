@@ -189,15 +189,15 @@ export function setEntryRef(text: string, key: string, ref: string): string {
   const line = lines[at]!
   const inline = /^(\s*\S.*?:\s*)\{\s*(.*)\}\s*$/.exec(line)
   if (inline) {
-    const fields = inline[2]!.trim().replace(/(^|,\s*)codex_ref:\s*[0-9a-f]+\s*(,\s*)?/, "$1").replace(/,\s*$/, "")
-    lines[at] = `${inline[1]}{ codex_ref: ${ref}${fields ? `, ${fields}` : ""} }`
+    const fields = inline[2]!.trim().replace(/(^|,\s*)codex_ref:\s*"?[0-9a-f]+"?\s*(,\s*)?/, "$1").replace(/,\s*$/, "")
+    lines[at] = `${inline[1]}{ codex_ref: ${yamlRef(ref)}${fields ? `, ${fields}` : ""} }`
     return lines.join("\n")
   }
   let end = at + 1
   while (end < lines.length && (lines[end]!.startsWith("    ") || lines[end]!.trim() === "")) end++
   const existing = lines.slice(at + 1, end).findIndex((l) => l.startsWith("    codex_ref:"))
-  if (existing >= 0) lines[at + 1 + existing] = `    codex_ref: ${ref}`
-  else lines.splice(at + 1, 0, `    codex_ref: ${ref}`)
+  if (existing >= 0) lines[at + 1 + existing] = `    codex_ref: ${yamlRef(ref)}`
+  else lines.splice(at + 1, 0, `    codex_ref: ${yamlRef(ref)}`)
   return lines.join("\n")
 }
 
@@ -216,3 +216,8 @@ function main(argv: readonly string[]): number {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) process.exitCode = main(process.argv.slice(2))
+
+/** A ref as YAML must see it: quoted when it would otherwise read as a number (digits, or digits around one "e"). */
+export function yamlRef(ref: string): string {
+  return /^[0-9]+(?:e[0-9]+)?$/.test(ref) ? `"${ref}"` : ref
+}

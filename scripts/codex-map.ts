@@ -17,7 +17,8 @@ import path from "node:path"
 import { load } from "js-yaml"
 import { z, type Infer } from "../src/util/zod.js"
 
-const sha = z.string().regex(/^[0-9a-f]{7,40}$/, "expected a commit SHA (7 to 40 hex digits)")
+// A SHA of digits only, or digits around one "e", reads as a number in YAML: it must be quoted.
+const sha = z.string({ error: (issue) => (typeof issue.input === "number" ? "a commit SHA that YAML reads as a number; put it in quotes" : "expected a commit SHA") }).regex(/^[0-9a-f]{7,40}$/, "expected a commit SHA (7 to 40 hex digits)")
 /** A path in the Codex repository, relative, with no `..` and no leading slash; globs may use `*`, `**`, `?`. */
 const upstreamPath = z
   .string()

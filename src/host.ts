@@ -72,6 +72,18 @@ export interface HelperReply {
   text: string
   /** The host's error for this reply (e.g. the provider failed, or no structured output came). */
   error?: { name: string; message: string; status?: number }
+  /** What the reply's own message cost, when the host says: the spend ledger's fallback. */
+  usage?: HelperUsage
+}
+
+/** Tokens and cost as OpenCode reports them for a message (the same shape as the store's ledger). */
+export interface HelperUsage {
+  input: number
+  output: number
+  reasoning: number
+  cacheRead: number
+  cacheWrite: number
+  cost: number
 }
 
 export interface Host {

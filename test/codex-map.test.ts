@@ -63,6 +63,9 @@ describe("codex-map.yaml", () => {
     }
     expect(problems("files: [unclosed")).toEqual([expect.stringMatching(/^not valid YAML/)])
     expect(problems(VALID.replace("codex_ref: 6219b7c40", "codex_ref: main"))).toEqual(["codex_ref: expected a commit SHA (7 to 40 hex digits)"])
+    // A SHA YAML reads as a number is refused with the fix, and accepted in quotes.
+    expect(problems(VALID.replace("codex_ref: 6219b7c40", "codex_ref: 123456789"))).toEqual(["codex_ref: a commit SHA that YAML reads as a number; put it in quotes"])
+    expect(problems(VALID.replace("codex_ref: 6219b7c40", 'codex_ref: "1234e5678"'))).toEqual([])
     expect(problems(VALID.replace("src/v1/: { host_only: true }", "src/v1/: { note: x }"))).toEqual(["files.src/v1/: needs either codex: [...] or host_only: true, not both"])
     expect(problems(VALID.replace("    note: Different on purpose.", "    divergence: old key"))).toEqual([expect.stringMatching(/^files\.src\/a\.ts: .*divergence/)])
     expect(problems(VALID.replace("codex-rs/memories/write/src/phase2.rs", "/abs/path.rs"))).toEqual(["files.src/a.ts.codex.0: expected a path relative to the Codex repository"])

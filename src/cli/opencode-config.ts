@@ -4,6 +4,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { PLUGIN_ID } from "../constants.js"
+import { packageRoot } from "../util/package-root.js"
 
 export interface GlobalConfig {
   /** The config file found, if any. */
@@ -30,15 +31,23 @@ export function readGlobalConfig(env: Readonly<Record<string, string | undefined
 }
 
 /** The plugin's entry in the config's `plugin` list, and its options: `"spec"` or `["spec", {options}]`. */
-export function pluginEntry(config: Record<string, unknown> | undefined): { spec: string; options: Record<string, unknown> } | undefined {
+export function pluginEntry(config: Record<string, unknown> | undefined, packageDir: string = packageRoot()): { spec: string; options: Record<string, unknown> } | undefined {
   const list = Array.isArray(config?.plugin) ? config.plugin : []
   for (const entry of list) {
     const spec = typeof entry === "string" ? entry : Array.isArray(entry) && typeof entry[0] === "string" ? entry[0] : undefined
-    if (!spec || !spec.includes(PLUGIN_ID)) continue
+    if (!spec || !(spec.includes(PLUGIN_ID) || isThisPackage(spec, packageDir))) continue
     const options = Array.isArray(entry) && typeof entry[1] === "object" && entry[1] !== null ? (entry[1] as Record<string, unknown>) : {}
     return { spec, options }
   }
   return undefined
+}
+
+/** A local path spec (`file://…` or a path) into this package's folder: a checkout installed by path. */
+function isThisPackage(spec: string, packageDir: string): boolean {
+  const file = spec.startsWith("file://") ? decodeURIComponent(spec.slice("file://".length)) : spec
+  if (!path.isAbsolute(file)) return false
+  const relative = path.relative(path.resolve(packageDir), path.resolve(file))
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
 }
 
 /** JSONC to JSON: comments and trailing commas outside strings removed. */

@@ -1,18 +1,12 @@
 // The spend ledger: the tokens and cost OpenCode reported for the plugin's own helper sessions,
 // summed per UTC day and phase in memory.db. A report, never a secret: only numbers are kept.
+import type { HelperUsage } from "../host.js"
 import type { SqlDatabase } from "./sqlite.js"
 
 export type SpendPhase = "extraction" | "consolidation"
 
-export interface Usage {
-  input: number
-  output: number
-  reasoning: number
-  cacheRead: number
-  cacheWrite: number
-  /** In the provider's currency as OpenCode reports it (USD for models.dev prices). */
-  cost: number
-}
+/** One helper session's tokens and cost; cost in the currency OpenCode reports (USD for models.dev prices). */
+export type Usage = HelperUsage
 
 export interface SpendTotals extends Usage {
   sessions: number

@@ -4,6 +4,7 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import { LOG_SERVICE } from "../constants.js"
 import type { Host, HelperReply, HostSession, ModelRef } from "../host.js"
+import { helperUsage } from "../write/helper-usage.js"
 
 type Client = PluginInput["client"]
 
@@ -132,7 +133,7 @@ interface RawProvider {
 }
 
 interface RawReply {
-  info?: { structured?: unknown; error?: { name?: string; data?: { message?: string; statusCode?: number } } }
+  info?: { role?: string; structured?: unknown; error?: { name?: string; data?: { message?: string; statusCode?: number } }; tokens?: unknown; cost?: unknown }
   parts?: Array<{ type?: string; text?: string; synthetic?: boolean }>
 }
 
@@ -156,6 +157,8 @@ function toHelperReply(raw: RawReply): HelperReply {
   const error = raw.info?.error
   return {
     text,
+    // The reply's own message: what a single-step helper cost (the ledger's fallback).
+    ...(raw.info ? { usage: helperUsage([{ info: { ...raw.info, role: "assistant" } }]) } : {}),
     ...(raw.info?.structured !== undefined ? { structured: raw.info.structured } : {}),
     ...(error
       ? {

@@ -157,6 +157,7 @@ async function askHelper(
     signal,
   )
   ctx.helperSessions.add(helper.id)
+  let usage: Usage | undefined
   const onAbort = () => void host.abortSession(helper.id, memoryRoot).catch(() => undefined)
   signal.addEventListener("abort", onAbort, { once: true })
   try {
@@ -175,11 +176,12 @@ async function askHelper(
       },
       signal,
     )
+    usage = reply.usage
     if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000), rateLimited: isRateLimit(reply.error) }
     return { structured: reply.structured ?? reply.text }
   } finally {
     signal.removeEventListener("abort", onAbort)
-    await recordHelperUsage(ctx, "extraction", helper.id)
+    await recordHelperUsage(ctx, "extraction", helper.id, usage)
     const deleted = await host.deleteSession(helper.id, memoryRoot).catch(() => false)
     if (!deleted) ctx.diagnostics.report("warn", "phase1", `helper session ${helper.id} could not be deleted; it will be cleaned up later`)
     ctx.helperSessions.delete(helper.id)

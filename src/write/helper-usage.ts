@@ -40,11 +40,16 @@ export async function recordHelperUsage(
   ctx: { host: Host; diagnostics: Diagnostics; recordUsage?: ((phase: SpendPhase, usage: Usage) => void) | undefined },
   phase: SpendPhase,
   helperId: string,
+  /** The final reply's own usage, when the host gave it: used when the messages cannot be read. */
+  fallback?: Usage,
 ): Promise<void> {
   if (!ctx.recordUsage) return
   try {
     ctx.recordUsage(phase, helperUsage(await ctx.host.loadMessages(helperId, AbortSignal.timeout(STAGE_ONE.USAGE_TIMEOUT_MS))))
   } catch (error) {
-    ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record what helper session ${helperId} cost: ${errorMessage(error)}`)
+    // OpenCode 1.18.33 cannot list a session whose prompt asked for a JSON schema (HTTP 400
+    // "Expected OutputFormatJsonSchema"); such a helper answers in one step, so its reply is the whole cost.
+    if (fallback) ctx.recordUsage(phase, fallback)
+    else ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record what helper session ${helperId} cost: ${errorMessage(error)}`)
   }
 }

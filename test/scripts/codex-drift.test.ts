@@ -27,7 +27,7 @@ const commit = (message: string) => {
 
 function mapText(ref: string): string {
   return `codex_repo: openai/codex
-codex_ref: ${ref}
+codex_ref: "${ref}"
 codex_ref_date: 2026-07-30
 watch_paths:
   - codex-rs/memories/
@@ -172,6 +172,8 @@ describe("the drift check's parts", () => {
     const text = "files:\n  a.ts:\n    codex:\n      - x\n  b/: { host_only: true }\n  c.ts:\n    codex_ref: 1111111\n    codex: [y]\n"
     const once = setEntryRef(setEntryRef(setEntryRef(text, "a.ts", "abcdef1"), "b/", "abcdef1"), "c.ts", "abcdef1")
     expect(once).toBe("files:\n  a.ts:\n    codex_ref: abcdef1\n    codex:\n      - x\n  b/: { codex_ref: abcdef1, host_only: true }\n  c.ts:\n    codex_ref: abcdef1\n    codex: [y]\n")
-    expect(setEntryRef(once, "b/", "2222222")).toContain("  b/: { codex_ref: 2222222, host_only: true }")
+    expect(setEntryRef(once, "b/", "2222222")).toContain('  b/: { codex_ref: "2222222", host_only: true }')
+    // A ref YAML would read as a number is quoted, and a quoted one is replaced in turn.
+    expect(setEntryRef(setEntryRef(once, "b/", "1234e567"), "b/", "abcdef2")).toContain("  b/: { codex_ref: abcdef2, host_only: true }")
   })
 })

@@ -109,3 +109,20 @@ describe("consolidation reviews", () => {
     })
   })
 })
+
+describe("recording a helper session's cost", () => {
+  it("reads the session's messages, and falls back to the reply's own usage when the host cannot list them", async () => {
+    const { recordHelperUsage } = await import("../../src/write/helper-usage.js")
+    const { Diagnostics } = await import("../../src/diagnostics.js")
+    const { FakeHost } = await import("../fakes/host.js")
+    const host = new FakeHost()
+    host.addSession({ id: "ses_helper" }, [{ info: { role: "assistant", cost: 0, tokens: { input: 7, output: 3, reasoning: 0, cache: { read: 0, write: 0 } } } }])
+    const recorded: Array<{ phase: string; input: number }> = []
+    const ctx = { host, diagnostics: new Diagnostics(host), recordUsage: (phase: string, u: { input: number }) => void recorded.push({ phase, input: u.input }) }
+    await recordHelperUsage(ctx as never, "consolidation", "ses_helper")
+    await recordHelperUsage(ctx as never, "extraction", "ses_gone", { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 })
+    await recordHelperUsage(ctx as never, "extraction", "ses_gone")
+    expect(recorded).toEqual([{ phase: "consolidation", input: 7 }, { phase: "extraction", input: 10 }])
+    expect(ctx.diagnostics.recent().some((d) => /could not record what helper session ses_gone cost/.test(d.message))).toBe(true)
+  })
+})

@@ -1,0 +1,185 @@
+// The command-line tool, as the built binary, on homes the real OpenCode made: every command on
+// the closed loop's home (a fact learned, consolidated, then forgotten); pause proved on a running
+// OpenCode (no helper session starts while paused, learning goes on after resume); and the spend
+// ledger matching what the scripted model reported for the helper sessions.
+import { spawnSync } from "node:child_process"
+import fs from "node:fs"
+import path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runClosedLoop, type ClosedLoopResult } from "./support/closed-loop.js"
+import { FakeLlm, systemTexts } from "./support/fake-llm.js"
+import { query } from "./support/memory-db.js"
+import { createSandbox, opencodeBinary, repoRoot, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { ServerApi } from "./support/server-api.js"
+
+const HOUR = 3_600_000
+const BIN = path.join(repoRoot(), "dist", "src", "cli", "main.js")
+
+interface Ran {
+  code: number | null
+  json: Record<string, unknown>
+  stdout: string
+  stderr: string
+}
+
+function cli(args: readonly string[], env: Record<string, string> = {}): Ran {
+  const run = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home", ...env } })
+  let json: Record<string, unknown> = {}
+  try {
+    json = JSON.parse(run.stdout) as Record<string, unknown>
+  } catch {
+    // --text
+  }
+  return { code: run.status, json, stdout: run.stdout, stderr: run.stderr }
+}
+
+describe("the CLI on the closed loop's home", () => {
+  let loop: ClosedLoopResult
+  let home: string
+  let scratch: string
+  const at = (...args: string[]) => cli([...args, "--home", home])
+
+  beforeAll(async () => {
+    loop = await runClosedLoop({ keep: true })
+    home = loop.memoryHome
+    scratch = fs.mkdtempSync(path.join(path.dirname(home), "cli-"))
+  }, 240_000)
+
+  afterAll(() => {
+    if (home) fs.rmSync(path.dirname(home), { recursive: true, force: true })
+  })
+
+  it("status, view, view --all, search and recall read what OpenCode left", () => {
+    const status = at("status")
+    expect(status.code, status.stderr).toBe(0)
+    const versions = status.json.versions as Array<{ version: string; last_consolidation: string | null }>
+    expect(versions.find((v) => v.version === "v1")?.last_consolidation).toMatch(/^\d{4}-/)
+    expect(at("status", "--text").stdout).toContain("# Long-term memory")
+
+    const view = at("view")
+    expect(view.code).toBe(0)
+    expect(view.json).toMatchObject({ injected: true, block: expect.stringContaining("----- MEMORY SUMMARY BEGINS -----") })
+
+    const all = at("view", "--all")
+    expect(all.code).toBe(0)
+    expect(Array.isArray(all.json.records)).toBe(true)
+
+    const search = at("search", "memory")
+    expect(search.code).toBe(0)
+    expect(search.json).toHaveProperty("matches")
+
+    // Session A was deleted in OpenCode: nothing of it is left to recall.
+    expect(at("recall", loop.sessionA)).toMatchObject({ code: 1, json: { error: { code: "not_found" } } })
+  })
+
+  it("diff --last says the last consolidation forgot session A's record; diff --pending leaves the folder alone", () => {
+    const last = at("diff", "--last")
+    expect(last.code).toBe(0)
+    const review = last.json.last as { inputsRemoved: string[]; diff: string }
+    expect(review.inputsRemoved.length).toBeGreaterThan(0)
+    expect(review.diff).toContain("Phase 2 workspace diff")
+    const before = fs.readdirSync(loop.memoryRoot).sort()
+    expect(at("diff", "--pending").code).toBe(0)
+    expect(fs.readdirSync(loop.memoryRoot).sort()).toEqual(before)
+  })
+
+  it("doctor passes on the real home with the real OpenCode binary", () => {
+    const ran = cli(["doctor", "--home", home, "--opencode", opencodeBinary()], { XDG_CONFIG_HOME: path.join(path.dirname(home), "config") })
+    const failed = (ran.json.checks as Array<{ name: string; ok: boolean; detail: string }>).filter((c) => !c.ok)
+    expect(failed, JSON.stringify(failed)).toEqual([])
+    expect(ran.code).toBe(0)
+  })
+
+  it("export and import carry the home to another machine; mode, pause, resume and reset work on the copy", () => {
+    const file = path.join(scratch, "memory.json")
+    expect(at("export", file).code).toBe(0)
+    const copy = path.join(scratch, "copy")
+    expect(cli(["import", file, "--home", copy]).code).toBe(0)
+    expect(fs.readFileSync(path.join(copy, "memories", "memory_summary.md"), "utf8")).toBe(fs.readFileSync(path.join(home, "memories", "memory_summary.md"), "utf8"))
+    expect(cli(["import", file, "--home", copy])).toMatchObject({ code: 1, json: { error: { code: "home_not_empty" } } })
+    const on = (...args: string[]) => cli([...args, "--home", copy])
+    expect(on("mode", "ses_someone", "disabled")).toMatchObject({ code: 0, json: { mode: "disabled" } })
+    expect(on("pause")).toMatchObject({ code: 0, json: { paused: true } })
+    expect(on("resume")).toMatchObject({ code: 0, json: { paused: false } })
+    expect(on("reset")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
+    expect(on("reset", "--yes")).toMatchObject({ code: 0, json: { reset: true } })
+  })
+
+  it("fails clearly on bad input: unknown command, bad flags, a damaged database, a newer or truncated archive", () => {
+    expect(cli(["nonsense"])).toMatchObject({ code: 2, json: { error: { code: "unknown_command" } } })
+    expect(at("status", "--verbose")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
+    const broken = path.join(scratch, "broken")
+    fs.mkdirSync(broken)
+    fs.writeFileSync(path.join(broken, "memory.db"), "garbage ".repeat(1000))
+    const damaged = cli(["status", "--home", broken])
+    expect(damaged).toMatchObject({ code: 3, json: { error: { code: "corrupt_database" } } })
+    expect(damaged.stderr).toContain("damaged")
+    const file = path.join(scratch, "memory.json")
+    const archive = JSON.parse(fs.readFileSync(file, "utf8")) as { schema: { catalog: number } }
+    archive.schema.catalog += 1
+    fs.writeFileSync(path.join(scratch, "newer.json"), JSON.stringify(archive))
+    expect(cli(["import", path.join(scratch, "newer.json"), "--home", path.join(scratch, "n")])).toMatchObject({ code: 3, json: { error: { code: "newer_archive" } } })
+    fs.writeFileSync(path.join(scratch, "cut.json"), fs.readFileSync(file, "utf8").slice(0, 200))
+    expect(cli(["import", path.join(scratch, "cut.json"), "--home", path.join(scratch, "t")])).toMatchObject({ code: 3, json: { error: { code: "invalid_archive" } } })
+  })
+})
+
+describe("pause on a running OpenCode, and the spend ledger", () => {
+  let llm: FakeLlm
+  let sandbox: Sandbox
+  let server: ServeHandle | undefined
+  const home = () => sandbox.memoryHome
+  const helperRequests = () => llm.requests().filter((r) => r.kind === "structured" || systemTexts(r.body).some((s) => s.includes("You are the memory consolidator")))
+
+  beforeAll(async () => {
+    llm = await FakeLlm.start()
+    llm.setStructuredHandler(() => ({ rollout_summary: "Worked on the PAUSE-FACT.", raw_memory: "---\ndescription: d\n---\n- PAUSE-FACT: builds use bazel", rollout_slug: "pause" }))
+    sandbox = await createSandbox({ llmUrl: llm.url, configScope: "global" })
+    // A session finished earlier; the plugin's clock is then set 7 h ahead so it looks idle.
+    server = await startServe(sandbox)
+    const api = new ServerApi(server.url, sandbox.projectDir)
+    await api.prompt((await api.createSession("earlier work")).id, "PAUSE-FACT: builds use bazel")
+    await server.stop()
+    server = undefined
+    llm.reset()
+    llm.setStructuredHandler(() => ({ rollout_summary: "Worked on the PAUSE-FACT.", raw_memory: "---\ndescription: d\n---\n- PAUSE-FACT: builds use bazel", rollout_slug: "pause" }))
+    sandbox.env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS = String(7 * HOUR)
+  }, 120_000)
+
+  afterAll(async () => {
+    await server?.stop()
+    await llm?.close()
+    await sandbox?.cleanup()
+  })
+
+  it("starts no helper session while paused, learns after resume, and its ledger matches the scripted model's usage", async () => {
+    expect(cli(["pause", "--home", home()])).toMatchObject({ code: 0, json: { paused: true } })
+    server = await startServe(sandbox)
+    const api = new ServerApi(server.url, sandbox.projectDir)
+    // A new session's first message starts a pass; paused, it claims nothing.
+    await api.prompt((await api.createSession("while paused")).id, "hello")
+    await new Promise((resolve) => setTimeout(resolve, 6_000))
+    expect(helperRequests()).toEqual([])
+    expect(query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]?.n).toBe(0)
+    const held = cli(["status", "--home", home()])
+    expect(held.json.learning).toMatchObject({ held: true })
+
+    expect(cli(["resume", "--home", home()])).toMatchObject({ code: 0, json: { paused: false } })
+    await api.prompt((await api.createSession("after resume")).id, "hello again")
+    await waitFor(() => (query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]?.n ?? 0) > 0, { timeoutMs: 60_000, message: "nothing was learned after resume" })
+    // Wait for the extraction's helper session to be accounted (it is read before it is deleted).
+    await waitFor(() => (query<{ n: number }>(sandbox, "SELECT COALESCE(SUM(sessions), 0) AS n FROM spend_ledger WHERE phase = 'extraction'")[0]?.n ?? 0) > 0, { timeoutMs: 30_000, message: "the ledger recorded no extraction" }).catch((error) => {
+      const log = server!.stderr().split("\n").filter((line) => /codex-memory|cost|rror/.test(line)).slice(-20).join("\n")
+      throw new Error(`${(error as Error).message}\nledger: ${JSON.stringify(query(sandbox, "SELECT * FROM spend_ledger"))}\n${log}`)
+    })
+
+    // The fake model reports 10 prompt and 5 completion tokens for every request.
+    const extraction = llm.requests().filter((r) => r.kind === "structured").length
+    const ledger = cli(["status", "--home", home()]).json.report as { spend: { byDay: Array<{ phase: string; input: number; output: number; sessions: number }> } }
+    const row = ledger.spend.byDay.find((r) => r.phase === "extraction")!
+    // One helper session per extraction job (both sessions look idle by now).
+    const helpers = query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM jobs WHERE kind = 'memory_stage1' AND status = 'done'")[0]?.n
+    expect(extraction).toBeGreaterThan(0)
+    expect(row).toMatchObject({ sessions: helpers, input: 10 * extraction, output: 5 * extraction })
+  }, 180_000)
+})
