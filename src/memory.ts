@@ -20,6 +20,7 @@ import type { ToolResult } from "./checkpoint/observe.js"
 import { CitationUsage } from "./read/citation-usage.js"
 import { isConversationCall, type SystemCall } from "./read/read-path.js"
 import type { MemoryStore } from "./store/memory-store.js"
+import { redactText } from "./redact/redact.js"
 import { markPolluted } from "./store/pollution.js"
 import { packageRoot } from "./util/package-root.js"
 import { memoryPaths, resolveHome, type MemoryPaths, type MemoryVersion } from "./util/paths.js"
@@ -100,7 +101,7 @@ export class Memory {
     const diagnostics = (this.diagnostics = new Diagnostics(deps.host, now))
     this.packageDir = deps.packageDir ?? packageRoot()
     this.catalog = new Catalog(memoryPaths(home.home, home.source, "v1").db, { now, diagnostics })
-    const breaker = new RateLimitBreaker(now)
+    const breaker = new RateLimitBreaker(now, (open) => this.catalog.settings?.recordBreaker({ ...open, reason: redactText(open.reason) }))
     this.externalContext = new ExternalContext(deps.host, now)
 
     const templatesDir = path.join(this.packageDir, "templates")

@@ -1,8 +1,16 @@
-// Home-wide settings in memory.db, shared by every process: today only whether background
-// learning is paused (the CLI's pause and resume). Read at the start of each pass.
+// Home-wide settings in memory.db, shared by every process: whether background learning is paused
+// (the CLI's pause and resume; read at the start of each pass), and the rate-limit breakers the
+// processes opened, recorded so that the CLI's status can show them.
 import type { SqlDatabase } from "./sqlite.js"
 
 const PAUSED = "learning_paused"
+const BREAKER = "breaker:"
+
+export interface RecordedBreaker {
+  scope: string
+  until: number
+  reason: string
+}
 
 export class HomeSettings {
   constructor(
@@ -14,6 +22,30 @@ export class HomeSettings {
   pausedSince(): number | undefined {
     const row = this.db.prepare("SELECT value, updated_at FROM settings WHERE key = $key").get<{ value: string; updated_at: number }>({ key: PAUSED })
     return row?.value === "1" ? Number(row.updated_at) : undefined
+  }
+
+  /** A breaker some process opened (its reason redacted by the caller). */
+  recordBreaker(breaker: RecordedBreaker): void {
+    this.db
+      .prepare("INSERT INTO settings (key, value, updated_at) VALUES ($key, $value, $now) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")
+      .run({ key: `${BREAKER}${breaker.scope}`, value: JSON.stringify({ until: breaker.until, reason: breaker.reason }), now: this.now() })
+  }
+
+  /** Breakers still open now, in any process; expired ones are dropped. */
+  openBreakers(): RecordedBreaker[] {
+    const now = this.now()
+    this.db.prepare("DELETE FROM settings WHERE substr(key, 1, 8) = $prefix AND CAST(json_extract(value, '$.until') AS INTEGER) <= $now").run({ prefix: BREAKER, now })
+    return this.db
+      .prepare("SELECT key, value FROM settings WHERE substr(key, 1, 8) = $prefix ORDER BY key")
+      .all<{ key: string; value: string }>({ prefix: BREAKER })
+      .flatMap((row) => {
+        try {
+          const value = JSON.parse(row.value) as { until?: unknown; reason?: unknown }
+          return typeof value.until === "number" ? [{ scope: row.key.slice(BREAKER.length), until: value.until, reason: String(value.reason ?? "") }] : []
+        } catch {
+          return []
+        }
+      })
   }
 
   /** Pauses or resumes background learning; returns whether it was paused before. */

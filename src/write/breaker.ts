@@ -20,11 +20,20 @@ export function isRateLimit(error: { status?: number; name?: string; message?: s
 export class RateLimitBreaker {
   private readonly open = new Map<string, OpenBreaker>()
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    /** Told of every trip (the instance records it in memory.db, so the CLI's status can show it). */
+    private readonly onTrip?: (breaker: OpenBreaker) => void,
+  ) {}
 
   trip(scope: string, reason: string): OpenBreaker {
     const breaker = { scope, until: this.now() + BREAKER_OPEN_MS, reason: reason.slice(0, 300) }
     this.open.set(scope, breaker)
+    try {
+      this.onTrip?.(breaker)
+    } catch {
+      // Recording is for display only; the breaker itself is open either way.
+    }
     return breaker
   }
 

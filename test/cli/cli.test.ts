@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { runCli } from "../../src/cli/run.js"
 import { openDatabase } from "../../src/store/database.js"
 import { SpendLedger } from "../../src/store/ledger.js"
+import { HomeSettings } from "../../src/store/settings.js"
 import { ConsolidationReviews } from "../../src/store/reviews.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { resetBaseline } from "../../src/write/git-baseline.js"
@@ -60,6 +61,7 @@ async function buildHome(): Promise<void> {
   db.prepare("INSERT INTO redaction_log (session_id, stage, recorded_at, counts) VALUES ('ses_alpha', 'transcript', 1, '{\"github-token\":2}')").run()
   new ConsolidationReviews(db, () => NOW).add("v1", { inputsAdded: ["rollout_summaries/a.md"], inputsRemoved: [], notes: [], changed: ["MEMORY.md"], sessions: 2 }, "diff --git a/MEMORY.md b/MEMORY.md\n+- deploys use make ship\n")
   new SpendLedger(db, () => NOW).record("extraction", { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0.01 })
+  new HomeSettings(db, () => NOW).recordBreaker({ scope: "openai/gpt-5-mini", until: NOW + 600_000, reason: "APIError: Rate limit reached" })
   db.close()
   const memories = path.join(home, "memories")
   fs.mkdirSync(memories, { recursive: true })
@@ -115,7 +117,7 @@ describe("reading memory", () => {
   it("status: counts, spend, the last review and the learning state", async () => {
     const ran = await inHome("status")
     expect(ran.code).toBe(0)
-    expect(ran.json).toMatchObject({ home, learning: { held: false } })
+    expect(ran.json).toMatchObject({ home, learning: { held: false }, rate_limit_breakers: [{ scope: "openai/gpt-5-mini", reason: "APIError: Rate limit reached" }] })
     const report = ran.json.report as { spend: { today: { tokens: number; sessions: number } }; lastReview: { summary: { sessions: number } } }
     expect(report.spend.today).toMatchObject({ tokens: 120, sessions: 1 })
     expect(report.lastReview.summary.sessions).toBe(2)

@@ -78,6 +78,19 @@ describe("home settings", () => {
   })
 })
 
+describe("recorded rate-limit breakers", () => {
+  it("keeps each process's open breakers for the CLI, and drops them once they expire", async () => {
+    const { RateLimitBreaker } = await import("../../src/write/breaker.js")
+    const settings = new HomeSettings(db, () => clock)
+    const breaker = new RateLimitBreaker(() => clock, (open) => settings.recordBreaker(open))
+    breaker.trip("openai/gpt-5-mini", "APIError: Rate limit reached")
+    expect(new HomeSettings(db, () => clock).openBreakers()).toEqual([{ scope: "openai/gpt-5-mini", until: clock + 3_600_000, reason: "APIError: Rate limit reached" }])
+    clock += 2 * 3_600_000
+    expect(settings.openBreakers()).toEqual([])
+    expect(db.prepare("SELECT COUNT(*) AS n FROM settings").get<{ n: number }>()?.n).toBe(0)
+  })
+})
+
 describe("consolidation reviews", () => {
   it("keeps the last reviews newest first, each diff bounded", () => {
     const reviews = new ConsolidationReviews(db, () => clock)

@@ -41,11 +41,13 @@ export const statusCommand: Command = {
         home_source: home.paths.homeSource,
         learning: memory.learningHold() ? { held: true, reason: memory.learningHold() } : { held: false },
         versions,
-        rate_limit_breakers: "kept by each OpenCode process; see memory_inspect inside OpenCode",
+        // Opened by any process sharing the home, as recorded in memory.db.
+        rate_limit_breakers: (memory.catalog.settings?.openBreakers() ?? []).map((b) => ({ scope: b.scope, until: new Date(b.until).toISOString(), reason: b.reason })),
         report: report.data,
       }
       const leaseLines = versions.flatMap((v) => v.leases.map((l) => `- ${v.version} ${l.kind} ${l.key}: until ${l.lease_until ? new Date(l.lease_until).toISOString() : "?"}, owner ${l.owner_pid ?? "?"} (alive: ${l.owner_alive})`))
-      const text = [report.text, "", "## Leases", ...(leaseLines.length ? leaseLines : ["none"]), ...versions.map((v) => `${v.version} cooldown left: ${Math.ceil(v.cooldown_left_ms / 60_000)} min`)].join("\n")
+      const breakerLines = json.rate_limit_breakers.map((b) => `- ${b.scope}: paused until ${b.until} (${b.reason})`)
+      const text = [report.text, "", "## Leases", ...(leaseLines.length ? leaseLines : ["none"]), "", "## Rate limits (every process)", ...(breakerLines.length ? breakerLines : ["none"]), "", ...versions.map((v) => `${v.version} cooldown left: ${Math.ceil(v.cooldown_left_ms / 60_000)} min`)].join("\n")
       return { json, text }
     } finally {
       await home.close()
