@@ -133,19 +133,11 @@ export class MemoryStore {
       .run({ session: sessionId, stage, now: this.now(), counts: JSON.stringify(clean) })
   }
 
-  /** What redaction replaced for one session (its segments included), summed by class and stage. */
+  /** What redaction replaced for one session, summed by stage and class. */
   redactionsOf(sessionId: string): Record<string, Record<string, number>> {
     const out: Record<string, Record<string, number>> = {}
     for (const row of this.db.prepare("SELECT stage, counts FROM redaction_log WHERE session_id = $id").all<{ stage: string; counts: string }>({ id: sessionId })) {
-      let counts: unknown
-      try {
-        counts = JSON.parse(row.counts)
-      } catch {
-        continue
-      }
-      if (typeof counts !== "object" || counts === null) continue
-      const stage = (out[row.stage] ??= {})
-      for (const [name, count] of Object.entries(counts)) if (typeof count === "number") stage[name] = (stage[name] ?? 0) + count
+      addLogged((out[row.stage] ??= {}), row.counts)
     }
     return out
   }
@@ -153,16 +145,7 @@ export class MemoryStore {
   /** Everything redaction ever replaced before or after extraction, summed by class. */
   redactionTotals(): Record<string, number> {
     const totals: Record<string, number> = {}
-    for (const row of this.db.prepare("SELECT counts FROM redaction_log").all<{ counts: string }>()) {
-      let counts: unknown
-      try {
-        counts = JSON.parse(row.counts)
-      } catch {
-        continue
-      }
-      if (typeof counts !== "object" || counts === null) continue
-      for (const [name, count] of Object.entries(counts)) if (typeof count === "number") totals[name] = (totals[name] ?? 0) + count
-    }
+    for (const row of this.db.prepare("SELECT counts FROM redaction_log").all<{ counts: string }>()) addLogged(totals, row.counts)
     return totals
   }
 
@@ -177,4 +160,16 @@ export class MemoryStore {
       this.db.prepare("DELETE FROM cited_files").run()
     })
   }
+}
+
+/** Adds one logged counts object (JSON text) into `into`; a row that does not parse adds nothing. */
+function addLogged(into: Record<string, number>, text: string): void {
+  let counts: unknown
+  try {
+    counts = JSON.parse(text)
+  } catch {
+    return
+  }
+  if (typeof counts !== "object" || counts === null) return
+  for (const [name, count] of Object.entries(counts)) if (typeof count === "number") into[name] = (into[name] ?? 0) + count
 }

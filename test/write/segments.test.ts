@@ -42,10 +42,11 @@ function rememberFacts() {
   }
 }
 
-function phase1(options: Record<string, unknown> = {}) {
+function phase1(options: Record<string, unknown> = {}, hold?: () => string | undefined) {
   const jobs = new Stage1Jobs(db, () => clock)
   const captures = new SegmentCaptures(db, () => clock)
   const p = new Phase1({
+    ...(hold ? { hold } : {}),
     host,
     options: parseOptions(options).options,
     now: () => clock,
@@ -237,25 +238,7 @@ describe("a hold on background learning", () => {
   it("skips passes and keeps captures queued while held, and runs them once it ends", async () => {
     host.addSession({ id: "ses_h", updatedAt: clock }, [user("fact:alpha", clock - 100), compaction(clock - 50)])
     let hold: string | undefined = "paused"
-    const jobs = new Stage1Jobs(db, () => clock)
-    const captures = new SegmentCaptures(db, () => clock)
-    const p = new Phase1({
-      host,
-      options: parseOptions({}).options,
-      now: () => clock,
-      diagnostics: new Diagnostics(host, () => clock),
-      strategy: v1Extraction(templates),
-      memoryRoot: root,
-      jobs: () => jobs,
-      captures: () => captures,
-      excludedSessions: () => new Set(),
-      helperSessions: new Set(),
-      extractionModel: () => undefined,
-      workerId: "w",
-      breaker: new RateLimitBreaker(() => clock),
-      hold: () => hold,
-    })
-    disposers.push(() => p.dispose())
+    const { p } = phase1({}, () => hold)
     expect(await p.pass()).toEqual({ type: "skipped", reason: "held" })
     p.onCompacted("ses_h")
     await p.capturesSettled()
