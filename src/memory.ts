@@ -274,12 +274,6 @@ export class Memory {
     this.checkpoints?.onToolResult(sessionId, result)
   }
 
-  /** OpenCode's todo list changed. */
-  onTodos(sessionId: string, todos: Array<{ id?: string; content: string; status: string }>): void {
-    if (this.ignores(sessionId)) return
-    this.checkpoints?.onTodos(sessionId, todos)
-  }
-
   /** A compaction starts: the checkpoint view for its context, or undefined without checkpoints. */
   onCompacting(sessionId: string): string | undefined {
     if (this.ignores(sessionId) || !this.checkpoints) return undefined

@@ -64,7 +64,7 @@ export class SessionCheckpoints {
     this.change(sessionId, (cp) => observeArtifact(cp, { uri: `cmd:${seen.callId}`, kind: "command", op: "run", command, exitStatus: seen.exitStatus, callId: seen.callId }))
   }
 
-  onTodos(sessionId: string, todos: Array<{ id?: string; content: string; status: string }>): void {
+  private onTodos(sessionId: string, todos: Array<{ id?: string; content: string; status: string }>): void {
     const clean = todos.map((todo) => ({ ...todo, content: redactText(stripPrivate(todo.content).text) }))
     this.change(sessionId, (cp) => observeTodos(cp, clean))
   }
@@ -124,7 +124,7 @@ export class SessionCheckpoints {
     const since = this.compacting.get(sessionId)
     // OpenCode 1.x builds the compaction request's system prompt too: it has the new view in its context.
     if (since !== undefined && this.now() - since < COMPACTION_WINDOW_MS) return undefined
-    return this.deps.store()?.get(sessionId)?.frozenView ?? undefined
+    return this.deps.store()?.frozenView(sessionId)
   }
 
   forget(sessionId: string): void {

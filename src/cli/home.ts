@@ -73,6 +73,16 @@ export function openHome(cli: CliEnv, homeFlag: string | undefined, options: { c
   return { memory, target, paths: memory.paths, close: () => memory.dispose() }
 }
 
+/** Runs `fn` on the opened home and always closes it again. */
+export async function withHome<T>(cli: CliEnv, homeFlag: string | undefined, fn: (home: OpenHome) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+  const home = openHome(cli, homeFlag, options)
+  try {
+    return await fn(home)
+  } finally {
+    await home.close()
+  }
+}
+
 /**
  * A database that exists must read back whole and be of a schema this build knows. Checked on a
  * connection of its own, read-only in effect: nothing is migrated or moved.

@@ -3,6 +3,7 @@
 // $XDG_CONFIG_HOME/opencode (else ~/.config/opencode); the first that exists is the config.
 import fs from "node:fs"
 import path from "node:path"
+import { parse, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { PLUGIN_ID } from "../constants.js"
 import { packageRoot } from "../util/package-root.js"
 
@@ -22,7 +23,10 @@ export function readGlobalConfig(env: Readonly<Record<string, string | undefined
   const file = NAMES.map((name) => path.join(dir, name)).find((candidate) => fs.existsSync(candidate))
   if (!file) return { file: undefined, config: undefined }
   try {
-    const value = JSON.parse(stripJsonComments(fs.readFileSync(file, "utf8"))) as unknown
+    const errors: ParseError[] = []
+    // OpenCode's own config syntax: JSON with comments and trailing commas.
+    const value = parse(fs.readFileSync(file, "utf8"), errors, { allowTrailingComma: true }) as unknown
+    if (errors.length) return { file, config: undefined, error: `${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}` }
     if (typeof value !== "object" || value === null || Array.isArray(value)) return { file, config: undefined, error: "not a JSON object" }
     return { file, config: value as Record<string, unknown> }
   } catch (error) {
@@ -48,25 +52,4 @@ function isThisPackage(spec: string, packageDir: string): boolean {
   if (!path.isAbsolute(file)) return false
   const relative = path.relative(path.resolve(packageDir), path.resolve(file))
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
-}
-
-/** JSONC to JSON: comments and trailing commas outside strings removed. */
-export function stripJsonComments(text: string): string {
-  let out = ""
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (c === '"') {
-      let j = i + 1
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1
-      out += text.slice(i, j + 1)
-      i = j
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++
-      out += "\n"
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2)
-      i = end < 0 ? text.length : end + 1
-    } else out += c
-  }
-  return out.replace(/,(\s*[}\]])/g, "$1")
 }

@@ -114,12 +114,17 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       breakers: this.deps.breaker.list(),
       ignoredAgentKeys: this.deps.ignoredAgentKeys(),
       ...(catalog.checkpoints ? { checkpoints: catalog.checkpoints.counts() } : {}),
-      ...(this.deps.hold?.() ? { hold: this.deps.hold() } : {}),
-      ...(catalog.ledger ? { spend: catalog.ledger.report() } : {}),
-      ...(catalog.reviews?.list(1)[0] ? { lastReview: catalog.reviews.list(1)[0] } : {}),
+      ...optional("hold", this.deps.hold?.()),
+      ...optional("spend", catalog.ledger?.report()),
+      ...optional("lastReview", catalog.reviews?.list(1)[0]),
       ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
     }
     const { options, ...rest } = snapshot
     return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }
   }
+}
+
+/** `{ [key]: value }` when there is a value, else nothing (the snapshot's optional fields). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
 }

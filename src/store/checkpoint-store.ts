@@ -54,6 +54,11 @@ export class CheckpointStore {
     })
   }
 
+  /** Only the frozen view: read on every model call, so the state JSON is left unread. */
+  frozenView(sessionId: string): string | undefined {
+    return this.db.prepare("SELECT frozen_view FROM session_checkpoints WHERE session_id = $id").get<{ frozen_view: string | null }>({ id: sessionId })?.frozen_view ?? undefined
+  }
+
   /** The view a compaction in progress was given. */
   setPending(sessionId: string, view: string): void {
     this.db.prepare("UPDATE session_checkpoints SET pending_view = $view WHERE session_id = $id").run({ id: sessionId, view })

@@ -68,7 +68,6 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       else if (type === "session.idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
       else if (type === "session.status" && properties.status?.type === "idle" && properties.sessionID) memory.onSessionIdle(properties.sessionID)
       else if (type === "session.compacted" && properties.sessionID) memory.onCompacted(properties.sessionID)
-      else if (type === "todo.updated" && properties.sessionID) memory.onTodos(properties.sessionID, todosOf((event.properties as { todos?: unknown }).todos))
       else if (type === "session.deleted") {
         const info = (event.properties as { info?: { id?: string } }).info
         const id = properties.sessionID ?? info?.id
@@ -78,14 +77,4 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
 
     dispose: guard("dispose", () => memory.dispose()),
   }
-}
-
-/** OpenCode's todo items as the checkpoint takes them; anything malformed is skipped. */
-function todosOf(value: unknown): Array<{ id?: string; content: string; status: string }> {
-  if (!Array.isArray(value)) return []
-  return value.flatMap((todo: { id?: unknown; content?: unknown; status?: unknown }) =>
-    todo && typeof todo.content === "string"
-      ? [{ ...(typeof todo.id === "string" ? { id: todo.id } : {}), content: todo.content, status: typeof todo.status === "string" ? todo.status : "pending" }]
-      : [],
-  )
 }

@@ -239,3 +239,20 @@ describe("doctor", () => {
     expect(byName["OpenCode version"]).toMatchObject({ ok: false, fix: expect.any(String) })
   })
 })
+
+describe("the plugin's options from OpenCode's config", () => {
+  it("reads a JSONC global config (comments, trailing commas, // inside strings) and finds the plugin's home", async () => {
+    const configDir = path.join(root, "config", "opencode")
+    fs.mkdirSync(configDir, { recursive: true })
+    fs.writeFileSync(
+      path.join(configDir, "opencode.jsonc"),
+      `{\n  // the memory plugin\n  "plugin": [["opencode-codex-memory", { "home": ${JSON.stringify(home)}, "note": "a // b ,}" },],],\n  /* block */\n}\n`,
+    )
+    const ran = await cli("status")
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.json.home).toBe(home)
+    fs.writeFileSync(path.join(configDir, "opencode.jsonc"), "{ broken")
+    const doctor = await cli("doctor", "--home", home, "--opencode", path.join(root, "none"))
+    expect((doctor.json.checks as Array<{ name: string; detail: string }>).find((c) => c.name === "plugin in OpenCode's global config")?.detail).toMatch(/could not be read/)
+  })
+})

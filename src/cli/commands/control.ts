@@ -3,7 +3,7 @@
 import type { MemoryMode } from "../../store/memory-store.js"
 import type { Command } from "../command.js"
 import { CliError } from "../errors.js"
-import { openHome } from "../home.js"
+import { withHome } from "../home.js"
 
 function pauseCommand(paused: boolean): Command {
   return {
@@ -13,8 +13,7 @@ function pauseCommand(paused: boolean): Command {
     flags: {},
     positionals: { min: 0, max: 0 },
     async run({ cli, args }) {
-      const home = openHome(cli, args.values.home as string | undefined, { create: true })
-      try {
+      return withHome(cli, args.values.home as string | undefined, async (home) => {
         const settings = home.memory.catalog.settings!
         const was = settings.setPaused(paused)
         const since = settings.pausedSince()
@@ -22,9 +21,7 @@ function pauseCommand(paused: boolean): Command {
           json: { paused, changed: was !== paused, ...(since !== undefined ? { paused_since: new Date(since).toISOString() } : {}) },
           text: paused ? (was ? "learning was already paused" : "learning paused; running OpenCode instances stop starting work at their next pass") : was ? "learning resumed" : "learning was not paused",
         }
-      } finally {
-        await home.close()
-      }
+      }, { create: true })
     },
   }
 }
@@ -41,13 +38,10 @@ export const modeCommand: Command = {
   async run({ cli, args }) {
     const [sessionId, mode] = args.positionals as [string, string]
     if (mode !== "enabled" && mode !== "disabled") throw new CliError("usage", `mode must be enabled or disabled; got ${JSON.stringify(mode)}`)
-    const home = openHome(cli, args.values.home as string | undefined)
-    try {
+    return withHome(cli, args.values.home as string | undefined, async (home) => {
       const { previous } = home.memory.controls.setMode(sessionId, mode as MemoryMode)
       return { json: { session_id: sessionId, previous, mode }, text: previous === mode ? `${sessionId} stays ${mode}` : `${sessionId}: ${previous} -> ${mode}` }
-    } finally {
-      await home.close()
-    }
+    })
   },
 }
 
@@ -59,13 +53,10 @@ export const resetCommand: Command = {
   positionals: { min: 0, max: 0 },
   async run({ cli, args }) {
     if (!args.values.yes) throw new CliError("usage", "reset erases every memory; confirm with --yes")
-    const home = openHome(cli, args.values.home as string | undefined)
-    try {
+    return withHome(cli, args.values.home as string | undefined, async (home) => {
       const report = await home.memory.controls.reset()
       if (report.type === "refused") throw new CliError("consolidation_running", report.reason)
       return { json: { reset: true, outputs: report.outputs, jobs: report.jobs, files: report.files }, text: `memory erased: ${report.outputs} records, ${report.jobs} jobs, ${report.files} folder entries` }
-    } finally {
-      await home.close()
-    }
+    })
   },
 }

@@ -2,7 +2,7 @@
 // one would be shown). Both redacted.
 import type { Command } from "../command.js"
 import { CliError } from "../errors.js"
-import { openHome } from "../home.js"
+import { withHome } from "../home.js"
 import { versionFlag } from "./records.js"
 
 export const diffCommand: Command = {
@@ -14,8 +14,7 @@ export const diffCommand: Command = {
   async run({ cli, args }) {
     const { last, pending } = args.values
     if (Boolean(last) === Boolean(pending)) throw new CliError("usage", "give exactly one of --last or --pending")
-    const home = openHome(cli, args.values.home as string | undefined)
-    try {
+    return withHome(cli, args.values.home as string | undefined, async (home) => {
       const version = versionFlag(args.values.version, home.memory.options.version)
       if (last) {
         const review = home.memory.catalog.reviews?.list(1, version)[0]
@@ -36,8 +35,6 @@ export const diffCommand: Command = {
       const next = await home.memory.pipeline(version).pendingDiff()
       if (!next) throw new CliError("no_home", `memory ${version} has no database in ${home.paths.home}`)
       return { json: { version, pending: { changes: next.changes, diff: next.text } }, text: next.text }
-    } finally {
-      await home.close()
-    }
+    })
   },
 }

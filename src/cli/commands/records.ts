@@ -3,7 +3,7 @@ import type { RecordRow } from "../../store/version-store.js"
 import { intFlag } from "../args.js"
 import type { Command } from "../command.js"
 import { CliError } from "../errors.js"
-import { openHome } from "../home.js"
+import { withHome } from "../home.js"
 
 const PAGE_DEFAULT = 50
 const PAGE_MAX = 500
@@ -18,8 +18,7 @@ export const viewCommand: Command = {
     // Flags first: a bad one is a usage error whatever the home.
     const limit = intFlag(args.values.limit, "limit", PAGE_DEFAULT, 1, PAGE_MAX)
     const offset = intFlag(args.values.offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER)
-    const home = openHome(cli, args.values.home as string | undefined)
-    try {
+    return withHome(cli, args.values.home as string | undefined, async (home) => {
       const version = versionFlag(args.values.version, home.memory.options.version)
       const pipeline = home.memory.pipeline(version)
       if (!args.values.all) {
@@ -32,9 +31,7 @@ export const viewCommand: Command = {
       const next = rows.length > limit ? offset + limit : null
       const text = records.map((r) => `## ${r.session_id} (${r.updated_at}, used ${r.usage_count}x${r.consolidated ? ", consolidated" : ""})\n${r.rollout_summary}`).join("\n\n") || "no records"
       return { json: { version, offset, limit, records, next_offset: next }, text: next === null ? text : `${text}\n\n(more: --offset ${next})` }
-    } finally {
-      await home.close()
-    }
+    })
   },
 }
 
@@ -46,8 +43,7 @@ export const recallCommand: Command = {
   positionals: { min: 1, max: 1 },
   async run({ cli, args }) {
     const sessionId = args.positionals[0]!
-    const home = openHome(cli, args.values.home as string | undefined)
-    try {
+    return withHome(cli, args.values.home as string | undefined, async (home) => {
       const { memory } = home
       const versions = [...memory.pipelines.values()].map((pipeline) => {
         const store = pipeline.store()
@@ -72,9 +68,7 @@ export const recallCommand: Command = {
         .flatMap((v) => v.records.map((r) => `## ${v.version} ${r.session_id}\nupdated ${r.updated_at}; used ${r.usage_count}x (last ${r.last_usage ?? "never"}); ${r.consolidated ? `consolidated (last consolidation ${v.last_consolidation})` : "not consolidated yet"}\n\n${r.rollout_summary}\n\n${r.raw_memory}`))
         .join("\n\n")
       return { json, text: `${text}\n\nmode: ${json.mode}; redactions: ${JSON.stringify(json.redactions)}` }
-    } finally {
-      await home.close()
-    }
+    })
   },
 }
 

@@ -4,7 +4,7 @@ import type { MatchMode } from "../../backend/requests.js"
 import { intFlag } from "../args.js"
 import type { Command } from "../command.js"
 import { CliError } from "../errors.js"
-import { openHome } from "../home.js"
+import { withHome } from "../home.js"
 import { versionFlag } from "./records.js"
 
 const MODES: readonly MatchMode[] = ["any", "all_on_same_line", "all_within_lines"]
@@ -30,8 +30,7 @@ export const searchCommand: Command = {
   async run({ cli, args }) {
     const v = args.values
     const mode = v.mode === undefined ? undefined : (MODES.find((m) => m === v.mode) ?? fail(`--mode must be one of ${MODES.join(", ")}`))
-    const home = openHome(cli, v.home as string | undefined)
-    try {
+    return withHome(cli, v.home as string | undefined, async (home) => {
       const backend = home.memory.pipeline(versionFlag(v.version, home.memory.options.version)).backend
       const request = {
         queries: args.positionals,
@@ -56,9 +55,7 @@ export const searchCommand: Command = {
       }
       const text = result.matches.map((m) => `${m.path}:${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}: ${m.text}`).join("\n") || "no matches"
       return { json: result, text: result.next_cursor ? `${text}\n(more: --cursor ${result.next_cursor})` : text }
-    } finally {
-      await home.close()
-    }
+    })
   },
 }
 

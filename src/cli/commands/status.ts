@@ -3,7 +3,7 @@
 import { JOBS } from "../../constants.js"
 import { leaseOwners } from "../../store/lease-owner.js"
 import type { Command } from "../command.js"
-import { openHome } from "../home.js"
+import { withHome } from "../home.js"
 
 export const statusCommand: Command = {
   name: "status",
@@ -12,12 +12,12 @@ export const statusCommand: Command = {
   flags: {},
   positionals: { min: 0, max: 0 },
   async run({ cli, args }) {
-    const home = openHome(cli, args.values.home as string | undefined)
-    try {
+    return withHome(cli, args.values.home as string | undefined, async (home) => {
       const { memory } = home
       const now = (cli.now ?? Date.now)()
       const owners = leaseOwners()
       const report = memory.controls.inspect()
+      const hold = memory.learningHold()
       const versions = [...memory.pipelines.values()].map((pipeline) => {
         const store = pipeline.store()
         const phase2 = store?.phase2Job()
@@ -39,7 +39,7 @@ export const statusCommand: Command = {
       const json = {
         home: home.paths.home,
         home_source: home.paths.homeSource,
-        learning: memory.learningHold() ? { held: true, reason: memory.learningHold() } : { held: false },
+        learning: hold ? { held: true, reason: hold } : { held: false },
         versions,
         // Opened by any process sharing the home, as recorded in memory.db.
         rate_limit_breakers: (memory.catalog.settings?.openBreakers() ?? []).map((b) => ({ scope: b.scope, until: new Date(b.until).toISOString(), reason: b.reason })),
@@ -49,8 +49,6 @@ export const statusCommand: Command = {
       const breakerLines = json.rate_limit_breakers.map((b) => `- ${b.scope}: paused until ${b.until} (${b.reason})`)
       const text = [report.text, "", "## Leases", ...(leaseLines.length ? leaseLines : ["none"]), "", "## Rate limits (every process)", ...(breakerLines.length ? breakerLines : ["none"]), "", ...versions.map((v) => `${v.version} cooldown left: ${Math.ceil(v.cooldown_left_ms / 60_000)} min`)].join("\n")
       return { json, text }
-    } finally {
-      await home.close()
-    }
+    })
   },
 }
