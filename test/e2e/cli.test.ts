@@ -106,6 +106,9 @@ describe("the CLI on the closed loop's home", () => {
   })
 
   it("fails clearly on bad input: unknown command, bad flags, a damaged database, a newer or truncated archive", () => {
+    expect(cli(["capabilities"])).toMatchObject({ code: 0, json: { protocol_version: 1 } })
+    expect(cli(["check-compatibility", "--protocol", "1"])).toMatchObject({ code: 0, json: { compatible: true } })
+    expect(cli(["check-compatibility", "--protocol", "7"])).toMatchObject({ code: 1, json: { error: { code: "incompatible" } } })
     expect(cli(["nonsense"])).toMatchObject({ code: 2, json: { error: { code: "unknown_command" } } })
     expect(at("status", "--verbose")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
     const broken = path.join(scratch, "broken")
