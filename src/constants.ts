@@ -38,7 +38,24 @@ export const JOBS = Object.freeze({
   PHASE2_COOLDOWN_MS: 6 * 60 * 60 * 1000,
   /** DEFAULT_RETRY_REMAINING */
   RETRIES: 3,
+  /** Not Codex's: a consolidation that forgets a session may run this soon after the last one. */
+  FORGET_INTERVAL_MS: 5 * 60 * 1000,
 })
+
+/**
+ * Every tool this plugin offers (tools/): what they answer is memory's own text, which extraction
+ * leaves out (src/write/own-output.ts). A test keeps the list equal to the tool set.
+ */
+export const MEMORY_TOOL_NAMES: readonly string[] = Object.freeze([
+  "memory_read",
+  "memory_search",
+  "memory_list",
+  "memory_add_note",
+  "memory_inspect",
+  "memory_mode",
+  "memory_reset",
+  "memory_checkpoint",
+])
 
 /** Ad-hoc notes. The read, list and search limits sit with their code in src/backend/. */
 export const TOOLS = Object.freeze({
@@ -90,4 +107,6 @@ export const STAGE_TWO = Object.freeze({
   LAST_ERROR_MAX_CHARS: STAGE_ONE.LAST_ERROR_MAX_CHARS,
   /** The consolidation agent's whole run, at most; the lease is heartbeaten meanwhile. */
   AGENT_TIMEOUT_MS: 30 * 60 * 1000,
+  /** Comparing memory with the host's sessions before a consolidation, at most. */
+  RECONCILE_TIMEOUT_MS: 60_000,
 })

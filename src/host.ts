@@ -20,7 +20,19 @@ export interface HostSession {
   createdAt: number
   /** Last activity: the extraction watermark. */
   updatedAt: number
+  /** Archived in the host: it still exists (never forgotten for being absent), but is not learned from. */
+  archived?: boolean
   metadata?: Record<string, unknown>
+}
+
+/**
+ * The host's root sessions. `complete` says the list holds every root session the host has (all
+ * pages read); a host that can only list what its own process saw says false, and nothing is ever
+ * forgotten for being absent from such a list.
+ */
+export interface SessionListing {
+  sessions: HostSession[]
+  complete: boolean
 }
 
 export interface ModelRef {
@@ -90,8 +102,14 @@ export interface Host {
   readonly kind: HostKind
   /** Writes to the host's log. Must not throw; callers never await it on a user's turn. */
   log(level: LogLevel, message: string, extra?: Record<string, unknown>): Promise<void>
-  /** Every root (non-child) session of every project, newest first, following pagination. */
-  listRootSessions(options: { signal: AbortSignal; search?: string }): Promise<HostSession[]>
+  /** Every root (non-child) session of every project, newest first, following pagination; archived ones included. */
+  listRootSessions(options: { signal: AbortSignal; search?: string }): Promise<SessionListing>
+  /**
+   * Whether the host still has this session (a root or a child, archived or not): false only when
+   * the host says it does not exist; any other failure throws. Reconciliation forgets a session
+   * only on that false.
+   */
+  sessionExists(sessionId: string, signal: AbortSignal): Promise<boolean>
   /** The raw message list of a session, oldest first, as the host stores it. */
   loadMessages(sessionId: string, signal: AbortSignal): Promise<unknown[]>
   /**

@@ -3,12 +3,15 @@
 // reach (src/control/controls.ts), then routes each host event and model call to the pipelines it
 // concerns. Every piece of state is owned here or by what it builds, so two instances in one
 // process never see each other's.
+import { randomUUID } from "node:crypto"
+import fs from "node:fs"
 import path from "node:path"
 import { createMemoryTools } from "../tools/index.js"
 import type { ToolSpec } from "../tools/spec.js"
 import { MemoryControls } from "./control/controls.js"
+import { Forgetting, Reconciler } from "./control/forgetting.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
-import type { Host } from "./host.js"
+import type { Host, SessionListing } from "./host.js"
 import { planInterop } from "./interop/interop.js"
 import { parseModel, parseOptions, type MemoryOptions } from "./options.js"
 import { Catalog } from "./pipeline/catalog.js"
@@ -26,11 +29,17 @@ import { packageRoot } from "./util/package-root.js"
 import { memoryPaths, resolveHome, type MemoryPaths, type MemoryVersion } from "./util/paths.js"
 import { prepareRoot } from "./util/prepare-root.js"
 import { loadTemplate } from "./util/templates.js"
-import { testSwitches } from "./util/test-switches.js"
+import { SingleFlight } from "./util/single-flight.js"
+import { fileOffset, testSwitches } from "./util/test-switches.js"
 import { RateLimitBreaker } from "./write/breaker.js"
 import { ExternalContext } from "./write/external-context.js"
 import { describeIgnoredAgentKeys } from "./write/helper-agents.js"
 import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
+
+/** Reconciliation with the host's sessions runs at most this often per instance (phase-1 listings). */
+const RECONCILE_INTERVAL_MS = 60_000
+/** One look-up of a session the tools or the CLI were given. */
+const RECONCILE_LOOKUP_TIMEOUT_MS = 10_000
 
 export interface MemoryDeps {
   host: Host
@@ -45,6 +54,11 @@ export interface MemoryDeps {
   hostStatus?: () => string
   /** Runs no background phase: changes only queue work for the OpenCode instances (the CLI). */
   passive?: boolean
+  /**
+   * Whether a session memory knows nothing of exists, for hosts whose Host cannot tell (the CLI asks
+   * OpenCode's own command line). Default: the host's sessionExists.
+   */
+  sessionExists?: (sessionId: string) => Promise<boolean>
 }
 
 export class Memory {
@@ -84,6 +98,15 @@ export class Memory {
   private hostModels: { model?: string; small_model?: string } = {}
   /** Keys of the user's own helper-agent blocks that were dropped, per agent (config hook). */
   private helperAgentOverrides: Record<string, string[]> = {}
+  /** The one path by which a session leaves memory (control/forgetting.ts). */
+  readonly forgetting: Forgetting
+  private readonly reconciler: Reconciler
+  /** When reconciliation last ran here, and the run in flight. */
+  private lastReconcile = Number.NEGATIVE_INFINITY
+  private readonly reconcileFlight = new SingleFlight<void>()
+  /** This instance's row among the home's plugin instances (store/instances.ts). */
+  private readonly instanceId = `${process.pid}:${randomUUID()}`
+  private registered = false
   private readonly now: () => number
   private disposed = false
 
@@ -93,14 +116,15 @@ export class Memory {
     this.switches = { useMemories: options.use_memories, generateMemories: options.generate_memories }
     const test = testSwitches(deps.env)
     const clock = deps.now ?? Date.now
-    const now = (this.now = test.clockOffsetMs ? () => clock() + test.clockOffsetMs : clock)
+    const moved = test.clockFile ? fileOffset(test.clockFile) : undefined
+    const now = (this.now = moved ? () => clock() + test.clockOffsetMs + moved() : test.clockOffsetMs ? () => clock() + test.clockOffsetMs : clock)
     this.faults = test.faults
     this.helperPrompts = test.helperPrompts
     const home = resolveHome(options.home, deps.env, deps.homedir)
     this.paths = memoryPaths(home.home, home.source, options.version)
     const diagnostics = (this.diagnostics = new Diagnostics(deps.host, now))
     this.packageDir = deps.packageDir ?? packageRoot()
-    this.catalog = new Catalog(memoryPaths(home.home, home.source, "v1").db, { now, diagnostics })
+    this.catalog = new Catalog(memoryPaths(home.home, home.source, "v1").db, { now, diagnostics, host: deps.host.kind })
     const breaker = new RateLimitBreaker(now, (open) => this.catalog.settings?.recordBreaker({ ...open, reason: redactText(open.reason) }))
     this.externalContext = new ExternalContext(deps.host, now)
 
@@ -115,6 +139,11 @@ export class Memory {
       ...(replaceUnsupported ? ['option "checkpoint.mode" = "replace": OpenCode 1.x always runs its own compaction model; the checkpoint view joins it instead (as "augment")'] : []),
     ]
     const dual = options.generate_memories && options.dual_write
+    // Every memory folder and database of the home: a tool call that reads one is memory's own text.
+    const memoryFiles = VERSIONS.flatMap((version) => {
+      const paths = memoryPaths(home.home, home.source, version)
+      return [paths.memoryRoot, paths.db]
+    })
     const pipelines = new Map<MemoryVersion, VersionPipeline>()
     for (const version of VERSIONS) {
       const pipeline = new VersionPipeline({
@@ -138,12 +167,33 @@ export class Memory {
         recordReview: (version, summary, diff) => this.catalog.reviews?.add(version, summary, diff),
         ...(deps.passive ? { passive: true } : {}),
         extensions: interop.forVersion(version),
+        learningWindow: () => this.learningWindow(),
+        memoryPaths: memoryFiles,
+        homedir: deps.homedir,
+        onDiscovered: (listing, signal) => this.reconcileSoon(listing, signal),
+        beforeSelect: (signal) => this.reconcileNow(signal),
       })
       pipelines.set(version, pipeline)
     }
     this.pipelines = pipelines
     this.versions = new SessionVersions({ catalog: () => this.catalog.store, selected: options.version, onError: (error) => diagnostics.error("version-stamp", error) })
+    this.forgetting = new Forgetting({
+      catalog: this.catalog,
+      pipelines,
+      diagnostics,
+      dropCheckpoint: (sessionId) => this.checkpoints?.forget(sessionId),
+    })
+    this.reconciler = new Reconciler({
+      host: deps.host,
+      forgetting: this.forgetting,
+      known: () => this.knownSessions(),
+      diagnostics,
+      now,
+    })
+    const host = deps.host
     this.controls = new MemoryControls({
+      forgetting: this.forgetting,
+      sessionExists: deps.sessionExists ?? ((sessionId) => host.sessionExists(sessionId, AbortSignal.timeout(RECONCILE_LOOKUP_TIMEOUT_MS))),
       options,
       paths: this.paths,
       catalog: this.catalog,
@@ -168,6 +218,8 @@ export class Memory {
           store: () => this.catalog.checkpoints,
           directory: deps.directory,
           diagnostics,
+          // Disabled means nothing kept: no checkpoint is recorded for such a session.
+          keeps: (sessionId) => this.catalog.store?.mode(sessionId) !== "disabled",
           preface: loadTemplate(path.join(templatesDir, "checkpoint"), "preface.md").text.trim(),
           now,
         })
@@ -200,7 +252,19 @@ export class Memory {
       return
     }
     if (!this.openStores()) return
+    this.register()
     if (!this.servesHelpers && this.options.generate_memories) await this.cleanUpHelpers()
+  }
+
+  /** Registers this instance among those that have the home open (an import refuses while one does). */
+  private register(): void {
+    if (this.deps.passive || this.disposed) return
+    try {
+      this.catalog.instances?.register(this.instanceId)
+      this.registered = true
+    } catch (error) {
+      this.diagnostics.report("warn", "startup", `could not register this OpenCode process with the memory home: ${errorMessage(error)}`)
+    }
   }
 
   /**
@@ -209,6 +273,7 @@ export class Memory {
    * could not be opened; one version failing leaves the other working.
    */
   openStores(): boolean {
+    if (this.disposed) return false
     try {
       this.catalog.open()
     } catch (error) {
@@ -345,26 +410,82 @@ export class Memory {
         if (!external || !catalog || this.disposed) return
         if (!markPolluted(catalog.db, sessionId, this.now()).changed) return
         this.diagnostics.report("info", "external-context", `session ${sessionId} used ${tool}; it will not be learned from`)
-        // Only a version whose last consolidation used the session has something to forget.
-        for (const pipeline of this.pipelines.values()) pipeline.inputsMoved(sessionId, { selectedOnly: true })
+        this.forgetting.forget(sessionId, "polluted")
       })
       .catch((error) => this.diagnostics.error("external-context", error))
   }
 
-  /** OpenCode deleted a session: every version forgets what it learned from it. */
+  /**
+   * OpenCode deleted a session: every version forgets what it learned from it. The event may be the
+   * only thing a short-lived process does (`opencode session delete`, or a DELETE request that
+   * boots an instance): its start-up has not opened the databases yet, so they are opened here, at
+   * once, and the forgetting is recorded before the process can exit. A home that does not exist
+   * holds nothing to forget.
+   */
   onSessionDeleted(sessionId: string): void {
+    if (this.disposed || this.servesHelpers) return
+    if (!this.catalog.store && fs.existsSync(this.catalog.file) && !this.openStores()) return
+    if (!this.catalog.store) return
+    this.forgetting.forget(sessionId, "deleted")
+  }
+
+  /**
+   * Every session memory holds something of, from this host: records of every version and
+   * checkpoints. What reconciliation looks for in the host's listing.
+   */
+  private knownSessions(): Set<string> {
+    const known = new Set<string>()
+    for (const pipeline of this.pipelines.values()) for (const id of pipeline.knownSessions()) known.add(id)
+    for (const id of this.catalog.checkpoints?.sessionIds() ?? []) known.add(id)
+    return known
+  }
+
+  /**
+   * A phase-1 listing arrived: reconcile with it in the background, at most once a minute per
+   * instance (the listing itself is cached 30 s). "Kept out" is swept on the same beat.
+   */
+  private reconcileSoon(listing: SessionListing, signal: AbortSignal): void {
+    if (this.disposed || this.now() - this.lastReconcile < RECONCILE_INTERVAL_MS) return
+    void this.reconcileFlight.run(() => this.reconcile(listing, signal))?.catch((error) => this.diagnostics.error("reconcile", error))
+  }
+
+  /** Before a consolidation chooses its inputs: a fresh listing, reconciled now. */
+  private async reconcileNow(signal: AbortSignal): Promise<void> {
     if (this.disposed) return
-    this.checkpoints?.forget(sessionId)
-    if (!this.options.generate_memories) return
-    for (const pipeline of this.pipelines.values()) {
-      const forgotten = pipeline.forgetSession(sessionId)
-      if (forgotten.deleted) this.diagnostics.report("info", "forgetting", `${pipeline.version}: forgot session ${sessionId}${forgotten.queued ? "; consolidation queued" : ""}`)
+    await this.reconcileFlight.settled()
+    const listing = await this.deps.host.listRootSessions({ signal })
+    await (this.reconcileFlight.run(() => this.reconcile(listing, signal)) ?? this.reconcileFlight.settled())
+  }
+
+  private async reconcile(listing: SessionListing, signal: AbortSignal): Promise<void> {
+    this.lastReconcile = this.now()
+    this.forgetting.sweep()
+    await this.reconciler.reconcile(listing, signal)
+    if (this.registered) this.catalog.instances?.touch(this.instanceId)
+  }
+
+  /** Before when nothing of a session is learned: the last reset, or the session's own forget. */
+  private learningWindow(): (sessionId: string) => number | undefined {
+    const epoch = this.catalog.settings?.resetEpoch()
+    const forgotten = this.catalog.store?.forgottenBefore() ?? new Map<string, number>()
+    return (sessionId) => {
+      const own = forgotten.get(sessionId)
+      if (own === undefined) return epoch
+      return epoch === undefined ? own : Math.max(own, epoch)
     }
   }
 
   async dispose(): Promise<void> {
     this.disposed = true
     await Promise.all([...this.pipelines.values()].map((pipeline) => pipeline.dispose()))
+    await this.reconcileFlight.settled()
+    if (this.registered) {
+      try {
+        this.catalog.instances?.unregister(this.instanceId)
+      } catch (error) {
+        this.diagnostics.report("warn", "dispose", `could not unregister from the memory home: ${errorMessage(error)}`)
+      }
+    }
     this.catalog.close()
     this.helperSessions.clear()
     this.versions.clear()

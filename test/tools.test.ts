@@ -13,7 +13,8 @@ afterEach(async () => {
 
 async function setup(options: Record<string, unknown> = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-tools-"))
-  const memory = new Memory({ home, ...options }, { host: new FakeHost(), env: {}, homedir: home })
+  const host = new FakeHost()
+  const memory = new Memory({ home, ...options }, { host, env: {}, homedir: home })
   memories.push(memory)
   await memory.start()
   const tools = toV1Tools(memory.tools(), memory.diagnostics)
@@ -36,7 +37,7 @@ async function setup(options: Record<string, unknown> = {}) {
     const result = await tools[name]!.execute(args as never, context(approve))
     return typeof result === "string" ? { output: result, metadata: {} } : result
   }
-  return { memory, tools, run, asks, root: memory.paths.memoryRoot }
+  return { memory, host, tools, run, asks, root: memory.paths.memoryRoot }
 }
 
 describe("tools", () => {
@@ -65,12 +66,19 @@ describe("tools", () => {
     expect(reply.output).toBe("MEMORY.md (lines 2-2 of 3)\n2| two")
   })
 
-  it("sets a session's mode, the current session by default", async () => {
-    const { run, memory } = await setup()
-    expect((await run("memory_mode", { mode: "disabled" })).output).toBe("Memory mode of session ses_me changed from enabled to disabled.")
+  it("sets a session's mode, the current session by default, and refuses an id no one knows", async () => {
+    const { run, memory, host } = await setup()
+    expect((await run("memory_mode", { mode: "disabled" })).output).toBe(
+      "Memory mode of session ses_me changed from enabled to disabled. Memory had learned nothing from it. Nothing of it is kept from now on, its checkpoint included.",
+    )
+    host.addSession({ id: "ses_other" })
     await run("memory_mode", { mode: "polluted", session_id: "ses_other" })
     expect(memory.store()?.mode("ses_me")).toBe("disabled")
     expect(memory.store()?.mode("ses_other")).toBe("polluted")
+    const typo = await run("memory_mode", { mode: "disabled", session_id: "ses_0ther" })
+    expect(typo.output).toBe('Error (unknown_session): No session ses_0ther exists, in memory or in OpenCode; check the id (OpenCode\'s ids start with "ses_").')
+    expect(memory.store()?.mode("ses_0ther")).toBe("enabled")
+    expect(memory.controls.keptOut().map((entry) => entry.sessionId).sort()).toEqual(["ses_me", "ses_other"])
   })
 
   it("resets only with confirm: true and the user's approval", async () => {

@@ -11,7 +11,7 @@ export interface InspectReport {
 }
 
 export type ResetReport =
-  | { type: "reset"; outputs: number; jobs: number; files: number }
+  | { type: "reset"; outputs: number; jobs: number; files: number; checkpoints: number }
   | { type: "refused"; reason: string }
 
 export interface MemoryToolPorts {
@@ -21,7 +21,11 @@ export interface MemoryToolPorts {
   backendFor(sessionId: string): LocalMemoryBackend
   addNote(input: NewNote): WrittenNote
   inspect(): InspectReport
-  setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode }
+  /**
+   * `checked`: the caller knows the session exists (the calling session itself). Otherwise an id
+   * that neither memory nor OpenCode knows is refused with a MemoryError ("unknown_session").
+   */
+  setMode(sessionId: string, mode: MemoryMode, options?: { checked?: boolean }): Promise<{ previous: MemoryMode; forgotten?: { versions: string[]; queued: string[] } | undefined }>
   reset(): Promise<ResetReport>
 }
 

@@ -29,7 +29,7 @@ export function resetTool(memory: MemoryToolPorts, description: string) {
       if (report.type === "refused") return refused(report.reason)
       return {
         title: "memory erased",
-        output: `Erased all memory: ${report.outputs} learned record(s), ${report.jobs} job(s) and ${report.files} item(s) in the memory folder. Session modes were kept. Consolidation pauses for six hours.`,
+        output: `Erased all memory: ${report.outputs} learned record(s), ${report.jobs} job(s), ${report.checkpoints} session checkpoint(s) and ${report.files} item(s) in the memory folder. Only what is said from now on will be learned. Kept: session modes, version stamps, forget times, the pause, the spend ledger and the redaction counts.`,
         metadata: { ...report },
       }
     },

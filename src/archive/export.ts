@@ -79,6 +79,15 @@ export function exportHome(home: string, options: { now?: () => number } = {}): 
     databases[version.database] = archived
     for (const [name, table] of Object.entries(archived.tables)) tables[`${version.database}/${name}`] = table.rows.length
   }
+  // A session waiting to be forgotten may still be in MEMORY.md or the summary: an archive made now
+  // would carry it on.
+  const waiting = new Set(Object.values(databases).flatMap((database) => (database?.tables.forget_queue?.rows ?? []).map((row) => String(row[0]))))
+  if (waiting.size) {
+    throw new ArchiveError(
+      "forgetting_pending",
+      `${waiting.size === 1 ? "1 session is" : `${waiting.size} sessions are`} waiting to be forgotten (${[...waiting].slice(0, 5).join(", ")}${waiting.size > 5 ? ", ..." : ""}): the memory files may still hold what was learned from ${waiting.size === 1 ? "it" : "them"}, and an archive would carry it on. ${NOT_EXPORTED} The next consolidation removes it within minutes while OpenCode runs; export again once \`opencode-codex-memory status\` no longer lists it.`,
+    )
+  }
 
   const files: ArchiveFile[] = []
   let bytes = 0

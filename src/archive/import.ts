@@ -5,18 +5,23 @@
 // files. Only then is the home touched, by renames (swap.ts). A failure before that removes the
 // staging folder and leaves the home as it was.
 //
-// OpenCode should be closed during an import: a process that has the old memory.db open keeps
-// the old (moved, then deleted) file, and SQLite refuses its writes once it notices the move.
+// OpenCode must be closed during an import: a process that has the old memory.db open keeps the
+// old (moved, then deleted) file and would go on writing into it. So an import is refused while the
+// home's catalog lists a live plugin instance (store/instances.ts), before staging and again right
+// before the swap.
 import fs from "node:fs"
 import path from "node:path"
 import { STORE } from "../constants.js"
 import { immediate, migrate, openDatabase } from "../store/database.js"
+import { HomeInstances, type LiveInstance } from "../store/instances.js"
+import { leaseOwners } from "../store/lease-owner.js"
 import { corruptionReason } from "../store/recovery.js"
+import { HomeSettings } from "../store/settings.js"
 import { openSqlite, type SqlDatabase, type SqlValue } from "../store/sqlite.js"
 import { VersionStore } from "../store/version-store.js"
 import { memoryPaths } from "../util/paths.js"
 import { ArchiveError, archiveIoError } from "./errors.js"
-import { ARCHIVED_VERSIONS, type Archive, type ArchiveDatabase, type ArchiveTable, type ArchivedVersion } from "./format.js"
+import { ARCHIVED_VERSIONS, EXCLUDED_DIRS, type Archive, type ArchiveDatabase, type ArchiveTable, type ArchivedVersion } from "./format.js"
 import { STAGING_PREFIX, remove, swapEntries } from "./swap.js"
 import { decodeCell, quoteIdentifier } from "./tables.js"
 import { validateArchive, type ValidArchive } from "./validate.js"
@@ -49,7 +54,7 @@ export function importArchive(text: string | Buffer, home: string, options: Impo
   const now = options.now ?? Date.now
   const valid = validateArchive(text)
   const replace = options.replace === true
-  checkHome(home, replace, now)
+  const local = checkHome(home, replace, now)
   let created: string | undefined
   let staging: string
   try {
@@ -60,7 +65,7 @@ export function importArchive(text: string | Buffer, home: string, options: Impo
   }
   let tables: Record<string, number>
   try {
-    tables = stageDatabases(staging, valid.archive, now)
+    tables = stageDatabases(staging, valid.archive, now, local)
     stageFiles(staging, valid.files)
     // Again, right before the swap: OpenCode may have started, or a consolidation begun, meanwhile.
     checkHome(home, replace, now)
@@ -74,22 +79,34 @@ export function importArchive(text: string | Buffer, home: string, options: Impo
 }
 
 /**
- * A home may receive an archive when it holds no memory yet; with `replace`, when no consolidation
- * holds a live lease in it (that one would go on editing a folder that is no longer the home's).
+ * A home may receive an archive when it holds no memory yet (a home that was reset holds none);
+ * with `replace`, when no consolidation holds a live lease in it (that one would go on editing a
+ * folder that is no longer the home's). Never while an OpenCode process has the home open: it would
+ * go on writing into the old database, and what it wrote would be lost. Returns what the home's own
+ * catalog says about its sessions, which the import keeps.
  */
-function checkHome(home: string, replace: boolean, now: () => number): void {
+function checkHome(home: string, replace: boolean, now: () => number): LocalChoices | undefined {
   const stat = fs.statSync(home, { throwIfNoEntry: false })
   if (stat && !stat.isDirectory()) throw new ArchiveError("io", `${home} is not a folder; pass the memory home's folder.`)
-  if (!stat) return
+  if (!stat) return undefined
+  const catalog = memoryPaths(home, "option", "v1").db
+  const local = fs.existsSync(catalog) ? readCatalog(catalog, now) : undefined
+  if (local?.instances.length) {
+    const who = local.instances.map((instance) => `process ${instance.pid} on ${instance.host}`).join(", ")
+    throw new ArchiveError(
+      "opencode_running",
+      `OpenCode has this memory home open (${who}); nothing was changed. Close OpenCode (every window, and \`opencode serve\`), then import again: a running OpenCode would go on writing into the memory it opened, and those changes would be lost.`,
+    )
+  }
   if (!replace) {
-    const occupied = HOME_ENTRIES.filter((name) => holdsSomething(path.join(home, name)))
+    const occupied = HOME_ENTRIES.filter((name) => holdsMemory(path.join(home, name)))
     if (occupied.length) {
       throw new ArchiveError(
         "home_not_empty",
         `${home} already holds memory (${occupied.join(", ")}); nothing was changed. Import into an empty home, or import again with --replace to discard that memory for the archive's (export it first if you may want it back).`,
       )
     }
-    return
+    return local
   }
   for (const version of ARCHIVED_VERSIONS) {
     const file = memoryPaths(home, "option", version.version).db
@@ -101,6 +118,44 @@ function checkHome(home: string, replace: boolean, now: () => number): void {
         `A ${version.version} consolidation is running in ${home} (its lease lasts until ${new Date(running.leaseUntil).toISOString()}); nothing was changed. Wait until it finishes, or close OpenCode, then import again.`,
       )
     }
+  }
+  return local
+}
+
+/** What the home's own catalog knows that an import must not undo. */
+interface LocalChoices {
+  /** OpenCode processes with the home open. */
+  instances: LiveInstance[]
+  /** Sessions kept out of memory here, and sessions forgotten here (with their forget time). */
+  sessions: Array<{ session_id: string; memory_mode: string; updated_at: number; forgotten_before: number | null }>
+  /** The last reset here: sessions said before it are not learned again after the import either. */
+  resetEpoch: number | undefined
+}
+
+/** Reads the home's catalog as it is (any schema this build knows), without migrating or moving it. */
+function readCatalog(file: string, now: () => number): LocalChoices | undefined {
+  try {
+    const db = openSqlite(file)
+    try {
+      db.exec(`PRAGMA busy_timeout = ${STORE.BUSY_TIMEOUT_MS}`)
+      const has = (table: string) => db.prepare("SELECT 1 AS yes FROM sqlite_master WHERE type = 'table' AND name = $table").get({ table }) !== undefined
+      const columns = (table: string) => new Set(db.prepare("SELECT name FROM pragma_table_info($table)").all<{ name: string }>({ table }).map((row) => row.name))
+      const instances = has("plugin_instances") ? new HomeInstances(db, leaseOwners(), now).live() : []
+      const forgetting = has("session_meta") && columns("session_meta").has("forgotten_before")
+      const sessions = has("session_meta")
+        ? db
+            .prepare(`SELECT session_id, memory_mode, updated_at, ${forgetting ? "forgotten_before" : "NULL AS forgotten_before"} FROM session_meta WHERE memory_mode <> 'enabled'${forgetting ? " OR forgotten_before IS NOT NULL" : ""}`)
+            .all<LocalChoices["sessions"][number]>()
+        : []
+      const epoch = has("settings") ? db.prepare("SELECT value FROM settings WHERE key = 'reset_epoch'").get<{ value: string }>()?.value : undefined
+      return { instances, sessions, resetEpoch: epoch === undefined || !Number.isFinite(Number(epoch)) ? undefined : Number(epoch) }
+    } finally {
+      db.close()
+    }
+  } catch (error) {
+    // A catalog SQLite cannot read has no choices to keep and no instance that could use it.
+    if (corruptionReason(error) !== undefined) return undefined
+    throw archiveIoError("read the home's memory.db", error, "Nothing was changed; try again, or close OpenCode first.")
   }
 }
 
@@ -116,11 +171,46 @@ function removeEmptyFolders(home: string, created: string): void {
   }
 }
 
-/** A database or sidecar that exists, or a memory folder with any entry in it. */
-function holdsSomething(file: string): boolean {
+/** Tables whose rows are memory: what a database must be without to take an archive. */
+const MEMORY_TABLES = ["stage1_outputs", "session_checkpoints", "consolidation_reviews", "forget_queue"]
+
+/**
+ * Whether a home entry holds memory: a database with a learned record, a checkpoint, a review or a
+ * pending forget (modes, stamps, settings and counts alone are not memory: a reset leaves them), or
+ * a memory folder with a file in it (outside its git baseline). A database SQLite cannot read, a
+ * sidecar without its database, and any other file count as memory: not this import's to discard.
+ */
+function holdsMemory(file: string): boolean {
   const stat = fs.lstatSync(file, { throwIfNoEntry: false })
   if (!stat) return false
-  return !stat.isDirectory() || fs.readdirSync(file).length > 0
+  if (stat.isDirectory()) return folderHoldsFiles(file)
+  // A sidecar belongs to its database, which decides; one left without its database may hold
+  // committed pages of it, and is not this import's to discard.
+  const sidecar = SIDECARS.find((suffix) => file.endsWith(suffix))
+  if (sidecar) return !fs.existsSync(file.slice(0, -sidecar.length))
+  try {
+    const db = openSqlite(file)
+    try {
+      db.exec(`PRAGMA busy_timeout = ${STORE.BUSY_TIMEOUT_MS}`)
+      for (const table of MEMORY_TABLES) {
+        if (db.prepare("SELECT 1 AS yes FROM sqlite_master WHERE type = 'table' AND name = $table").get({ table }) === undefined) continue
+        if (db.prepare(`SELECT 1 AS yes FROM ${quoteIdentifier(table)} LIMIT 1`).get() !== undefined) return true
+      }
+      return false
+    } finally {
+      db.close()
+    }
+  } catch {
+    return true
+  }
+}
+
+function folderHoldsFiles(folder: string): boolean {
+  for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+    if (EXCLUDED_DIRS.includes(entry.name.toLowerCase())) continue
+    if (!entry.isDirectory() || folderHoldsFiles(path.join(folder, entry.name))) return true
+  }
+  return false
 }
 
 /** VersionStore's rule, on the database as it is: it is about to be replaced, so it is neither migrated nor recovered. */
@@ -141,18 +231,18 @@ function liveConsolidation(file: string, version: ArchivedVersion, now: () => nu
   }
 }
 
-function stageDatabases(staging: string, archive: Archive, now: () => number): Record<string, number> {
+function stageDatabases(staging: string, archive: Archive, now: () => number, local: LocalChoices | undefined): Record<string, number> {
   const counts: Record<string, number> = {}
   for (const version of ARCHIVED_VERSIONS) {
     const database = archive.databases[version.database]
     if (!database) continue
-    stageDatabase(path.join(staging, version.database), version, database, archive.schema[version.schema], now)
+    stageDatabase(path.join(staging, version.database), version, database, archive.schema[version.schema], now, version.version === "v1" ? local : undefined)
     for (const [name, table] of Object.entries(database.tables)) counts[`${version.database}/${name}`] = table.rows.length
   }
   return counts
 }
 
-function stageDatabase(file: string, version: ArchivedVersion, database: ArchiveDatabase, schemaVersion: number, now: () => number): void {
+function stageDatabase(file: string, version: ArchivedVersion, database: ArchiveDatabase, schemaVersion: number, now: () => number, local: LocalChoices | undefined): void {
   const { db } = openDatabase(file, { migrations: version.migrations.slice(0, schemaVersion), now })
   try {
     immediate(db, () => {
@@ -162,9 +252,34 @@ function stageDatabase(file: string, version: ArchivedVersion, database: Archive
     })
     migrate(db, version.migrations)
     releaseLeases(db)
+    if (version.version === "v1") {
+      // Nobody has the new home open yet; the exporting machine's registrations mean nothing here.
+      db.prepare("DELETE FROM plugin_instances").run()
+      if (local) keepLocalChoices(db, local)
+    }
   } finally {
     db.close()
   }
+}
+
+/**
+ * The home's own sessions stay as the user left them: a session kept out stays out (whatever mode
+ * the archive gives an id of the same name), a forget time stays (the later one wins), and so does
+ * the last reset. The imported records of a session kept out are dropped by the plugin's next pass,
+ * like any record of such a session (control/forgetting.ts).
+ */
+function keepLocalChoices(db: SqlDatabase, local: LocalChoices): void {
+  immediate(db, () => {
+    const keep = db.prepare(
+      `INSERT INTO session_meta (session_id, memory_mode, updated_at, forgotten_before) VALUES ($id, $mode, $at, $forgotten)
+       ON CONFLICT (session_id) DO UPDATE SET
+         memory_mode = CASE WHEN excluded.memory_mode <> 'enabled' THEN excluded.memory_mode ELSE memory_mode END,
+         updated_at = MAX(updated_at, excluded.updated_at),
+         forgotten_before = CASE WHEN forgotten_before IS NULL OR excluded.forgotten_before > forgotten_before THEN COALESCE(excluded.forgotten_before, forgotten_before) ELSE forgotten_before END`,
+    )
+    for (const row of local.sessions) keep.run({ id: row.session_id, mode: row.memory_mode, at: row.updated_at, forgotten: row.forgotten_before })
+    if (local.resetEpoch !== undefined) new HomeSettings(db).setResetEpoch(local.resetEpoch)
+  })
 }
 
 /** Names were checked against the schema (validate.ts); every value goes in as a parameter. */

@@ -25,6 +25,8 @@ export interface CheckpointDeps {
   /** Tells a file's current hash; fileHash by default (tests inject faults here). */
   hash?: (file: string) => string | undefined
   now?: () => number
+  /** False for a session memory keeps nothing of (mode disabled): no checkpoint is recorded or shown. */
+  keeps?: (sessionId: string) => boolean
 }
 
 export type ApplyOutcome = { ok: true; applied: string[] } | { ok: false; reason: string }
@@ -72,6 +74,7 @@ export class SessionCheckpoints {
   /** memory_checkpoint: a validated update, or a refusal that changes nothing. */
   apply(sessionId: string, update: unknown): ApplyOutcome {
     const store = this.requireStore()
+    if (!this.keeps(sessionId)) return { ok: false, reason: "this session is disabled in memory (memory_mode), so nothing of it is kept, its checkpoint included" }
     let outcome: ApplyOutcome = { ok: false, reason: "nothing was applied" }
     store.update(sessionId, (state) => {
       const cp = this.parse(sessionId, state)
@@ -96,8 +99,9 @@ export class SessionCheckpoints {
    * A compaction starts: the view, wrapped, for the compaction's context. It is kept as pending,
    * so that the compaction's end freezes exactly these bytes.
    */
-  compactionContext(sessionId: string): string {
+  compactionContext(sessionId: string): string | undefined {
     const store = this.requireStore()
+    if (!this.keeps(sessionId)) return undefined
     const wrapped = wrapView(this.view(sessionId), this.deps.preface)
     // A session with no checkpoint row yet still gets one, so the view can be kept.
     store.update(sessionId, (state) => (state === undefined ? { state: JSON.stringify(emptyCheckpoint(sessionId)), result: undefined } : undefined))
@@ -137,7 +141,12 @@ export class SessionCheckpoints {
     return this.hash(fileOfUri(uri, this.deps.directory))
   }
 
+  private keeps(sessionId: string): boolean {
+    return this.deps.keeps?.(sessionId) ?? true
+  }
+
   private change(sessionId: string, reduce: (cp: CheckpointV1) => CheckpointV1): void {
+    if (!this.keeps(sessionId)) return
     this.deps.store()?.update(sessionId, (state) => ({ state: JSON.stringify(reduce(this.parse(sessionId, state))), result: undefined }))
   }
 

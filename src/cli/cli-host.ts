@@ -10,6 +10,7 @@ export function cliHost(): Host {
     kind: "opencode1",
     log: async () => undefined,
     listRootSessions: refuse,
+    sessionExists: refuse,
     loadMessages: refuse,
     createSession: refuse,
     prompt: refuse,

@@ -18,6 +18,9 @@ export type CliErrorCode =
   | "newer_archive"
   | "too_large"
   | "home_not_empty"
+  | "unknown_session"
+  | "opencode_running"
+  | "forgetting_pending"
   | "io"
 
 const EXIT_OF: Readonly<Record<CliErrorCode, number>> = {
@@ -30,6 +33,9 @@ const EXIT_OF: Readonly<Record<CliErrorCode, number>> = {
   consolidation_running: EXIT.FAILED,
   incompatible: EXIT.FAILED,
   home_not_empty: EXIT.FAILED,
+  unknown_session: EXIT.FAILED,
+  opencode_running: EXIT.FAILED,
+  forgetting_pending: EXIT.FAILED,
   io: EXIT.FAILED,
   corrupt_database: EXIT.DATA,
   newer_database: EXIT.DATA,

@@ -57,14 +57,29 @@ export interface OpenHome {
   close(): Promise<void>
 }
 
-/** Opens the home's databases through the core; `create` allows a home that does not exist yet. */
-export function openHome(cli: CliEnv, homeFlag: string | undefined, options: { create?: boolean } = {}): OpenHome {
+export interface OpenOptions {
+  /** Allows a home that does not exist yet. */
+  create?: boolean
+  /** How to ask OpenCode whether a session exists (mode and forget check unknown ids). */
+  sessionExists?: (sessionId: string) => Promise<boolean>
+}
+
+/** Opens the home's databases through the core. */
+export function openHome(cli: CliEnv, homeFlag: string | undefined, options: OpenOptions = {}): OpenHome {
   const target = locateHome(cli, homeFlag)
   if (!options.create && !homeExists(target)) {
     throw new CliError("no_home", `no memory home at ${target.home} (from ${target.source}); it is created when OpenCode runs with the plugin, or pass --home`)
   }
   for (const version of ["v1", "v2"] as const) checkDatabase(memoryPaths(target.home, "option", version).db, version === "v1" ? MIGRATIONS.length : V2_MIGRATIONS.length)
-  const memory = new Memory(target.rawOptions, { host: cliHost(), env: target.env, homedir: cli.homedir, passive: true, ...(cli.packageDir ? { packageDir: cli.packageDir } : {}), ...(cli.now ? { now: cli.now } : {}) })
+  const memory = new Memory(target.rawOptions, {
+    host: cliHost(),
+    env: target.env,
+    homedir: cli.homedir,
+    passive: true,
+    ...(cli.packageDir ? { packageDir: cli.packageDir } : {}),
+    ...(cli.now ? { now: cli.now } : {}),
+    ...(options.sessionExists ? { sessionExists: options.sessionExists } : {}),
+  })
   if (!memory.openStores()) {
     const error = memory.catalog.state().error ?? "unknown error"
     void memory.dispose()
@@ -74,7 +89,7 @@ export function openHome(cli: CliEnv, homeFlag: string | undefined, options: { c
 }
 
 /** Runs `fn` on the opened home and always closes it again. */
-export async function withHome<T>(cli: CliEnv, homeFlag: string | undefined, fn: (home: OpenHome) => Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+export async function withHome<T>(cli: CliEnv, homeFlag: string | undefined, fn: (home: OpenHome) => Promise<T>, options: OpenOptions = {}): Promise<T> {
   const home = openHome(cli, homeFlag, options)
   try {
     return await fn(home)

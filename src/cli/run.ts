@@ -5,7 +5,7 @@ import fs from "node:fs"
 import { parseCommand } from "./args.js"
 import { MAX_INPUT_BYTES, type Command } from "./command.js"
 import { exportCommand, importCommand } from "./commands/archive.js"
-import { modeCommand, pause, resetCommand, resume } from "./commands/control.js"
+import { forgetCommand, modeCommand, modesCommand, pause, resetCommand, resume } from "./commands/control.js"
 import { diffCommand } from "./commands/diff.js"
 import { doctorCommand } from "./commands/doctor.js"
 import { capabilitiesCommand, checkCompatibilityCommand } from "./commands/info.js"
@@ -26,6 +26,8 @@ export const COMMANDS: readonly Command[] = [
   pause,
   resume,
   modeCommand,
+  modesCommand,
+  forgetCommand,
   resetCommand,
   exportCommand,
   importCommand,

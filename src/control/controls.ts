@@ -4,9 +4,10 @@
 // span every version. The composition root (src/memory.ts) builds one and hands it to the tools.
 import type { InspectReport, MemoryToolPorts, ResetReport } from "../../tools/ports.js"
 import type { LocalMemoryBackend } from "../backend/local-backend.js"
+import { MemoryError } from "../backend/errors.js"
 import { addNote, type NewNote, type WrittenNote } from "../backend/notes.js"
 import { JOBS } from "../constants.js"
-import type { Diagnostics } from "../diagnostics.js"
+import { errorMessage, type Diagnostics } from "../diagnostics.js"
 import type { MemoryOptions } from "../options.js"
 import type { Catalog } from "../pipeline/catalog.js"
 import type { SessionVersions } from "../pipeline/session-versions.js"
@@ -16,6 +17,7 @@ import { redact } from "../redact/redact.js"
 import type { CitedRange, MemoryMode } from "../store/memory-store.js"
 import type { MemoryPaths, MemoryVersion } from "../util/paths.js"
 import type { RateLimitBreaker } from "../write/breaker.js"
+import { reasonOfMode, type ForgetReport, type Forgetting } from "./forgetting.js"
 import { renderInspect, type InspectSnapshot } from "./inspect.js"
 import { resetAllVersions } from "./reset.js"
 
@@ -39,6 +41,13 @@ export interface ControlsDeps {
   hostStatus?: () => string
   /** Why background learning waits, if it does (Memory.learningHold). */
   hold?: () => string | undefined
+  /** The one path by which a session leaves memory. */
+  forgetting: Forgetting
+  /**
+   * Whether the host has a session memory knows nothing of (a mode or a forget is refused for an
+   * id neither knows). Throws when the host cannot be asked.
+   */
+  sessionExists?: (sessionId: string) => Promise<boolean>
 }
 
 export class MemoryControls implements MemoryToolPorts, CitationSink {
@@ -75,12 +84,58 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
     return written!
   }
 
-  /** A mode change that moves a session in or out of the inputs queues each version's phase 2. */
-  setMode(sessionId: string, mode: MemoryMode): { previous: MemoryMode } {
-    const previous = this.deps.catalog.require().setMode(sessionId, mode)
-    const moved = (previous === "enabled") !== (mode === "enabled")
-    if (moved && !this.deps.disposed()) for (const pipeline of this.deps.pipelines.values()) pipeline.inputsMoved(sessionId)
-    return { previous }
+  /**
+   * Sets a session's mode. Kept out (disabled, polluted) means nothing kept: what memory learned
+   * from it is forgotten now (a consolidation removes it from the folder within minutes), and a
+   * disabled session's checkpoint goes too. `checked` says the caller knows the session exists
+   * (the tool's own session); otherwise an id that neither memory nor the host knows is refused.
+   */
+  async setMode(sessionId: string, mode: MemoryMode, options: { checked?: boolean } = {}): Promise<{ previous: MemoryMode; forgotten: ForgetReport | undefined }> {
+    const catalog = this.deps.catalog.require()
+    if (!options.checked) await this.requireSession(sessionId)
+    const previous = catalog.setMode(sessionId, mode)
+    const reason = reasonOfMode(mode)
+    const forgotten = reason ? this.deps.forgetting.forget(sessionId, reason) : undefined
+    // Back in: a session with no record left is simply learned again; one still holding records
+    // (a version that does not forget, say) is looked at again.
+    if (!reason && previous !== "enabled" && !this.deps.disposed()) for (const pipeline of this.deps.pipelines.values()) pipeline.inputsMoved(sessionId)
+    return { previous, forgotten }
+  }
+
+  /**
+   * Forgets what memory learned from a session that goes on existing: its records, jobs,
+   * checkpoint and audit rows, and everything it said so far, which phase 1 will not learn again
+   * (only what is said after now). The session's mode is unchanged.
+   */
+  async forget(sessionId: string): Promise<ForgetReport> {
+    const catalog = this.deps.catalog.require()
+    await this.requireSession(sessionId)
+    catalog.forgetBefore(sessionId, this.deps.now())
+    return this.deps.forgetting.forget(sessionId, "forgotten")
+  }
+
+  /** The sessions kept out of memory, newest change first. */
+  keptOut(): Array<{ sessionId: string; mode: MemoryMode; since: number }> {
+    return this.deps.catalog.require().keptOut()
+  }
+
+  /** Sessions whose learned text a consolidation has yet to remove, per version that learns. */
+  forgetQueue(): Array<{ version: MemoryVersion; sessions: string[] }> {
+    return [...this.deps.pipelines.values()].flatMap((p) => (p.writes && p.store() ? [{ version: p.version, sessions: p.store()!.forgetQueue() }] : []))
+  }
+
+  /** An id memory holds nothing of must be one the host has; anything else is a typo to refuse. */
+  private async requireSession(sessionId: string): Promise<void> {
+    const known = this.deps.catalog.store?.knows(sessionId) || [...this.deps.pipelines.values()].some((p) => p.heldOf(new Set([sessionId])).length > 0)
+    if (known) return
+    let exists: boolean
+    try {
+      if (!this.deps.sessionExists) throw new Error("no OpenCode to ask")
+      exists = await this.deps.sessionExists(sessionId)
+    } catch (error) {
+      throw new MemoryError("unknown_session", `Memory holds nothing of session ${sessionId}, and OpenCode could not be asked whether it exists (${errorMessage(error)}); check the id and try again.`)
+    }
+    if (!exists) throw new MemoryError("unknown_session", `No session ${sessionId} exists, in memory or in OpenCode; check the id (OpenCode's ids start with "ses_").`)
   }
 
   /** The catalog counts each part once; the cited sessions' usage goes to the citing session's version. */
@@ -90,10 +145,15 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
     return true
   }
 
-  /** Erases what every version learned and both folders; modes and stamps stay (reset.ts). */
+  /** Erases what every version learned, both folders and every checkpoint; modes and stamps stay (reset.ts). */
   async reset(): Promise<ResetReport> {
-    const report = resetAllVersions(this.deps.catalog.require(), [...this.deps.pipelines.values()])
-    if (report.type === "reset") this.deps.diagnostics.report("info", "reset", `memory erased: ${report.outputs} outputs, ${report.jobs} jobs, ${report.files} folder entries`)
+    const { catalog } = this.deps
+    const report = resetAllVersions(
+      { store: catalog.require(), checkpoints: catalog.checkpoints, reviews: catalog.reviews, settings: catalog.settings },
+      [...this.deps.pipelines.values()],
+      this.deps.now(),
+    )
+    if (report.type === "reset") this.deps.diagnostics.report("info", "reset", `memory erased: ${report.outputs} outputs, ${report.jobs} jobs, ${report.checkpoints} checkpoints, ${report.files} folder entries; only what is said from now on is learned`)
     return report
   }
 
@@ -110,6 +170,7 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       warnings: this.deps.warnings,
       diagnostics: this.deps.diagnostics.recent(),
       cooldownMs: JOBS.PHASE2_COOLDOWN_MS,
+      forgetIntervalMs: JOBS.FORGET_INTERVAL_MS,
       redactions: catalog.store?.redactionTotals(),
       breakers: this.deps.breaker.list(),
       ignoredAgentKeys: this.deps.ignoredAgentKeys(),
@@ -117,6 +178,8 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       ...optional("hold", this.deps.hold?.()),
       ...optional("spend", catalog.ledger?.report()),
       ...optional("lastReview", catalog.reviews?.list(1)[0]),
+      ...optional("keptOut", catalog.store?.keptOut()),
+      ...optional("resetEpoch", catalog.settings?.resetEpoch()),
       ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
     }
     const { options, ...rest } = snapshot

@@ -52,6 +52,8 @@ export interface InspectSnapshot {
   warnings: readonly string[]
   diagnostics: readonly Diagnostic[]
   cooldownMs: number
+  /** How soon after the last consolidation one that forgets may run. */
+  forgetIntervalMs: number
   /** Secrets redaction replaced in extractions, by class (MemoryStore.redactionTotals); undefined until the database is open. */
   redactions?: Record<string, number>
   /** Models paused after a rate limit or quota error. */
@@ -68,7 +70,14 @@ export interface InspectSnapshot {
   spend?: SpendReport
   /** The newest consolidation review. */
   lastReview?: Review
+  /** Sessions kept out of memory (mode disabled or polluted), newest change first. */
+  keptOut?: ReadonlyArray<{ sessionId: string; mode: string; since: number }>
+  /** When memory was last reset: only what was said after it is learned. */
+  resetEpoch?: number
 }
+
+/** Kept-out sessions listed by name, at most; the rest are counted. */
+const KEPT_OUT_SHOWN = 20
 
 export function renderInspect(s: InspectSnapshot): string {
   const lines: string[] = ["# Long-term memory", ""]
@@ -90,6 +99,11 @@ export function renderInspect(s: InspectSnapshot): string {
     lines.push(`reading: ${c.sessionsByVersion.v1} stamped v1, ${c.sessionsByVersion.v2} stamped v2 (new sessions read ${s.options.version})`)
     lines.push(`citations: ${c.citedParts} cited replies, ${c.citedFiles} files cited`)
   }
+  if (s.keptOut) {
+    const shown = s.keptOut.slice(0, KEPT_OUT_SHOWN).map((entry) => `${entry.sessionId} (${entry.mode} since ${iso(entry.since)})`)
+    const more = s.keptOut.length > KEPT_OUT_SHOWN ? `, +${s.keptOut.length - KEPT_OUT_SHOWN} more` : ""
+    lines.push(`kept out: ${shown.length ? shown.join(", ") + more : "none"}`)
+  }
   const checkpoint = s.options.checkpoint
   if (!checkpoint.enabled) lines.push("checkpoints: off")
   else if (s.checkpoints) lines.push(`checkpoints (${checkpoint.mode}): ${s.checkpoints.sessions} sessions, ${s.checkpoints.frozen} carrying the view of their last compaction`)
@@ -97,6 +111,9 @@ export function renderInspect(s: InspectSnapshot): string {
 
   lines.push("## Background learning")
   lines.push(s.hold ? `held: ${s.hold}` : "running")
+  const forgetting = s.versions.filter((v) => v.writes && (v.counts?.forgetting ?? 0) > 0)
+  if (forgetting.length) lines.push(`forgetting: ${forgetting.map((v) => `${plural(v.counts!.forgetting, "session")} waiting to be forgotten from ${v.version}`).join("; ")} (the next consolidation removes them, at most ${Math.round(s.forgetIntervalMs / 60_000)} minutes after the last one)`)
+  if (s.resetEpoch !== undefined) lines.push(`last reset: ${iso(s.resetEpoch)}; only what was said after it is learned`)
   if (s.spend) {
     const t = (x: SpendTotals) => `${Math.round(x.tokens)} tokens (input ${Math.round(x.input)}, output ${Math.round(x.output)}, reasoning ${Math.round(x.reasoning)}, cache read ${Math.round(x.cacheRead)}, cache write ${Math.round(x.cacheWrite)}), cost ${x.cost.toFixed(4)}`
     lines.push(`spend today (UTC): ${t(s.spend.today)}, ${s.spend.today.sessions} helper sessions`)
@@ -200,3 +217,8 @@ function describePhase2(s: InspectSnapshot, job: JobRow | undefined): string {
 }
 
 const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : "-")
+
+/** "1 session", "2 sessions". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`
+}

@@ -1,9 +1,15 @@
-// memory_reset across every version: what each version learned (outputs, jobs, readiness
-// progress), the catalog's citation records and every memory folder. Session modes and version
-// stamps are the user's, and stay. Refused, changing nothing, while any version's consolidation
-// holds a live lease; each version's clearing re-checks that inside its own transaction.
+// memory_reset across every version: what each version learned (outputs, jobs, the forget queue,
+// readiness progress), the catalog's citation records, every session checkpoint, the consolidation
+// reviews and every memory folder. Then the reset epoch moves to now: phase 1 of every process
+// learns only from what is said after it, so the sessions of the last days are not learned again.
+// Kept: session modes, version stamps, the forget times of sessions, the redaction audit (counts,
+// no text), the spend ledger and the pause. Refused, changing nothing, while any version's
+// consolidation holds a live lease; each version's clearing re-checks that inside its own transaction.
 import type { ResetReport } from "../../tools/ports.js"
+import type { CheckpointStore } from "../store/checkpoint-store.js"
 import type { MemoryStore } from "../store/memory-store.js"
+import type { ConsolidationReviews } from "../store/reviews.js"
+import type { HomeSettings } from "../store/settings.js"
 import type { VersionStore } from "../store/version-store.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { clearFolder } from "./clear-folder.js"
@@ -14,12 +20,22 @@ export interface ResettableVersion {
   invalidate(): void
 }
 
-export function resetAllVersions(catalog: MemoryStore, versions: readonly ResettableVersion[]): ResetReport {
+/** The catalog's tables a reset touches. */
+export interface ResettableCatalog {
+  store: MemoryStore
+  checkpoints?: CheckpointStore | undefined
+  reviews?: ConsolidationReviews | undefined
+  settings?: HomeSettings | undefined
+}
+
+export function resetAllVersions(catalog: ResettableCatalog, versions: readonly ResettableVersion[], now: number): ResetReport {
   const stores = versions.map((v) => v.store()).filter((store) => store !== undefined)
   for (const store of stores) {
     const running = store.liveConsolidation()
     if (running) return refused(store.version, running.leaseUntil, false)
   }
+  // First, so that a phase 1 running anywhere stops choosing older sessions at once.
+  catalog.settings?.setResetEpoch(now)
   let outputs = 0
   let jobs = 0
   for (const store of stores) {
@@ -29,13 +45,15 @@ export function resetAllVersions(catalog: MemoryStore, versions: readonly Resett
     outputs += outcome.outputs
     jobs += outcome.jobs
   }
-  catalog.clearCitations()
+  catalog.store.clearCitations()
+  const checkpoints = catalog.checkpoints?.clear() ?? 0
+  catalog.reviews?.clear()
   let files = 0
   for (const version of versions) {
     files += clearFolder(version.paths.memoryRoot)
     version.invalidate()
   }
-  return { type: "reset", outputs, jobs, files }
+  return { type: "reset", outputs, jobs, files, checkpoints }
 }
 
 function refused(version: MemoryVersion, leaseUntil: number, partial: boolean): ResetReport {

@@ -4,6 +4,8 @@
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
 import { CheckpointStore } from "../store/checkpoint-store.js"
+import { HomeInstances } from "../store/instances.js"
+import { leaseOwners } from "../store/lease-owner.js"
 import { SpendLedger } from "../store/ledger.js"
 import { MemoryStore } from "../store/memory-store.js"
 import { ConsolidationReviews } from "../store/reviews.js"
@@ -20,13 +22,13 @@ export interface StoreState {
 export class Catalog {
   private current: MemoryStore | undefined
   private checkpointTable: CheckpointStore | undefined
-  private extras: { settings: HomeSettings; ledger: SpendLedger; reviews: ConsolidationReviews } | undefined
+  private extras: { settings: HomeSettings; ledger: SpendLedger; reviews: ConsolidationReviews; instances: HomeInstances } | undefined
   private status: StoreState = { status: "closed" }
   private closed = false
 
   constructor(
     readonly file: string,
-    private readonly deps: { now: () => number; diagnostics: Diagnostics },
+    private readonly deps: { now: () => number; diagnostics: Diagnostics; host?: string },
   ) {}
 
   /** The catalog's tables, once open. */
@@ -52,6 +54,11 @@ export class Catalog {
     return this.extras?.reviews
   }
 
+  /** The plugin instances that have the home open (an import refuses to swap it under them). */
+  get instances(): HomeInstances | undefined {
+    return this.extras?.instances
+  }
+
   state(): StoreState {
     return { ...this.status }
   }
@@ -63,8 +70,13 @@ export class Catalog {
     try {
       const { db, migrated } = openReported(this.file, { now: this.deps.now }, this.deps.diagnostics)
       this.current = new MemoryStore(db, this.deps.now)
-      this.checkpointTable = new CheckpointStore(db, this.deps.now)
-      this.extras = { settings: new HomeSettings(db, this.deps.now), ledger: new SpendLedger(db, this.deps.now), reviews: new ConsolidationReviews(db, this.deps.now) }
+      this.checkpointTable = new CheckpointStore(db, this.deps.now, this.deps.host)
+      this.extras = {
+        settings: new HomeSettings(db, this.deps.now),
+        ledger: new SpendLedger(db, this.deps.now),
+        reviews: new ConsolidationReviews(db, this.deps.now),
+        instances: new HomeInstances(db, leaseOwners(), this.deps.now),
+      }
       this.status = { status: "open", driver: db.driver, schemaVersion: migrated.to }
     } catch (error) {
       this.status = { status: "failed", error: errorMessage(error) }

@@ -11,7 +11,7 @@ import os from "node:os"
 import path from "node:path"
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
-import type { Host, ModelRef } from "../host.js"
+import type { Host, ModelRef, SessionListing } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import { LocalMemoryBackend } from "../backend/local-backend.js"
 import { ReadPath } from "../read/read-path.js"
@@ -64,6 +64,15 @@ export interface PipelineDeps {
   recordReview?: (version: MemoryVersion, summary: ReviewSummary, diff: string) => void
   /** Exchanges with other agents this version's phase 2 runs (src/interop). */
   extensions: readonly WorkspaceExtension[]
+  /** Read once per pass: before when nothing of a session is learned (a reset, a forget), if ever. */
+  learningWindow?: () => (sessionId: string) => number | undefined
+  /** Every memory folder and database of the home: transcripts leave out tool calls that read them. */
+  memoryPaths?: readonly string[]
+  homedir?: string
+  /** Each fresh listing phase 1 makes, for reconciliation. */
+  onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
+  /** Reconciliation before a consolidation chooses its inputs. */
+  beforeSelect?: (signal: AbortSignal) => Promise<void>
 }
 
 export interface PipelineStoreState {
@@ -121,6 +130,10 @@ export class VersionPipeline {
     }
     this.phase1 = new Phase1({
       ...common,
+      ...(deps.learningWindow ? { learningWindow: deps.learningWindow } : {}),
+      ...(deps.memoryPaths ? { memoryPaths: deps.memoryPaths } : {}),
+      ...(deps.homedir ? { homedir: deps.homedir } : {}),
+      ...(deps.onDiscovered ? { onDiscovered: deps.onDiscovered } : {}),
       strategy: spec.extraction,
       jobs: () => this.tables?.stage1,
       captures: () => this.tables?.captures,
@@ -137,6 +150,7 @@ export class VersionPipeline {
       excludedSessions: deps.excludedSessions,
       consolidationModel: deps.consolidationModel,
       extensions: () => deps.extensions,
+      ...(deps.beforeSelect ? { beforeSelect: deps.beforeSelect } : {}),
       ...(deps.recordReview ? { recordReview: (summary: ReviewSummary, diff: string) => deps.recordReview!(spec.version, summary, diff) } : {}),
       onConsolidated: (sessions) => {
         this.tables?.store.recordConsolidated(sessions)
@@ -165,6 +179,8 @@ export class VersionPipeline {
    */
   open(catalogDb: SqlDatabase | undefined): void {
     const { spec } = this.deps
+    // Opened early by an event of a short-lived process (Memory.ensureStores), then by start-up.
+    if (this.state.status === "open" || this.state.status === "absent") return
     try {
       let db: SqlDatabase
       if (spec.sharesCatalogDb) {
@@ -205,11 +221,26 @@ export class VersionPipeline {
     this.phase2?.trigger()
   }
 
-  /** OpenCode deleted a session: this version forgets what it learned from it. */
+  /**
+   * This version forgets what it learned from a session (deleted, kept out, or forgotten on
+   * request). When the folder holds something of it, a version that learns queues it for the next
+   * consolidation, which may run within minutes (phase2-jobs.ts); the run is started here when this
+   * instance runs phase 2.
+   */
   forgetSession(sessionId: string): { deleted: boolean; queued: boolean } {
-    const forgotten = this.tables?.phase2.forgetSession(sessionId) ?? { deleted: false, queued: false }
+    const forgotten = this.tables?.phase2.forgetSession(sessionId, { queue: this.deps.writes }) ?? { deleted: false, queued: false }
     if (forgotten.queued) this.phase2?.trigger()
     return forgotten
+  }
+
+  /** Every session this version holds a record of from the host (reconciliation's candidates). */
+  knownSessions(): string[] {
+    return this.tables?.phase2.knownSessions(this.deps.host.kind) ?? []
+  }
+
+  /** Which of `sessions` this version holds a record or job of. */
+  heldOf(sessions: ReadonlySet<string>): string[] {
+    return this.tables?.phase2.heldOf(sessions) ?? []
   }
 
   /** A session moved into or out of the inputs; phase 2 looks again when this version holds a record of it. */

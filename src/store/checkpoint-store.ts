@@ -28,6 +28,8 @@ export class CheckpointStore {
   constructor(
     readonly db: SqlDatabase,
     private readonly now: () => number = Date.now,
+    /** The host whose sessions these checkpoints are of (only it may call one deleted). */
+    private readonly host: string = "opencode1",
   ) {}
 
   get(sessionId: string): CheckpointRow | undefined {
@@ -46,10 +48,10 @@ export class CheckpointStore {
       if (!next) return undefined
       this.db
         .prepare(
-          `INSERT INTO session_checkpoints (session_id, state, updated_at) VALUES ($id, $state, $now)
+          `INSERT INTO session_checkpoints (session_id, state, updated_at, host) VALUES ($id, $state, $now, $host)
            ON CONFLICT (session_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
         )
-        .run({ id: sessionId, state: next.state, now: this.now() })
+        .run({ id: sessionId, state: next.state, now: this.now(), host: this.host })
       return next.result
     })
   }
@@ -78,6 +80,28 @@ export class CheckpointStore {
 
   delete(sessionId: string): void {
     this.db.prepare("DELETE FROM session_checkpoints WHERE session_id = $id").run({ id: sessionId })
+  }
+
+  /** Every session with a checkpoint kept by this store's host (reconciliation's candidates). */
+  sessionIds(): string[] {
+    return this.db
+      .prepare("SELECT session_id FROM session_checkpoints WHERE COALESCE(host, 'opencode1') = $host")
+      .all<{ session_id: string }>({ host: this.host })
+      .map((row) => row.session_id)
+  }
+
+  /** Which of `sessions` have a checkpoint. */
+  sessionsOf(sessions: ReadonlySet<string>): string[] {
+    if (!sessions.size) return []
+    return this.db
+      .prepare("SELECT session_id FROM session_checkpoints WHERE session_id IN (SELECT value FROM json_each($ids))")
+      .all<{ session_id: string }>({ ids: JSON.stringify([...sessions]) })
+      .map((row) => row.session_id)
+  }
+
+  /** A reset's share: every checkpoint goes (the reset keeps nothing said before it). */
+  clear(): number {
+    return this.db.prepare("DELETE FROM session_checkpoints").run().changes
   }
 
   counts(): { sessions: number; frozen: number } {

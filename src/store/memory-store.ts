@@ -106,6 +106,65 @@ export class MemoryStore {
     })
   }
 
+  /** The sessions kept out of memory, newest change first: what `modes` and memory_inspect list. */
+  keptOut(): Array<{ sessionId: string; mode: MemoryMode; since: number }> {
+    return this.db
+      .prepare("SELECT session_id, memory_mode, updated_at FROM session_meta WHERE memory_mode <> 'enabled' ORDER BY updated_at DESC, session_id")
+      .all<{ session_id: string; memory_mode: MemoryMode; updated_at: number }>()
+      .map((row) => ({ sessionId: row.session_id, mode: row.memory_mode, since: Number(row.updated_at) }))
+  }
+
+  /**
+   * The CLI's forget: the session's messages created before `at` are never learned from again
+   * (extraction leaves them out, whatever happens in the session later). Its mode is unchanged.
+   */
+  forgetBefore(sessionId: string, at: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO session_meta (session_id, memory_mode, updated_at, forgotten_before) VALUES ($id, 'enabled', $now, $at)
+         ON CONFLICT (session_id) DO UPDATE SET forgotten_before = MAX(COALESCE(forgotten_before, 0), excluded.forgotten_before)`,
+      )
+      .run({ id: sessionId, now: this.now(), at })
+  }
+
+  /** Sessions with a forget time, and that time (small: one row per session forgotten by hand). */
+  forgottenBefore(): Map<string, number> {
+    const rows = this.db.prepare("SELECT session_id, forgotten_before FROM session_meta WHERE forgotten_before IS NOT NULL").all<{ session_id: string; forgotten_before: number }>()
+    return new Map(rows.map((row) => [row.session_id, Number(row.forgotten_before)]))
+  }
+
+  /** Whether memory holds any trace of the session: a mode, a stamp, a checkpoint, a citation or an audit row. */
+  knows(sessionId: string): boolean {
+    const row = this.db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM session_meta WHERE session_id = $id)
+             OR EXISTS (SELECT 1 FROM memory_session_versions WHERE session_id = $id)
+             OR EXISTS (SELECT 1 FROM session_checkpoints WHERE session_id = $id)
+             OR EXISTS (SELECT 1 FROM citation_parts WHERE session_id = $id)
+             OR EXISTS (SELECT 1 FROM redaction_log WHERE session_id = $id) AS known`,
+      )
+      .get<{ known: number }>({ id: sessionId })
+    return Number(row?.known ?? 0) === 1
+  }
+
+  /**
+   * The catalog's share of forgetting a session, in one transaction: its checkpoint (unless
+   * `keepCheckpoint`: a polluted session keeps its working state) and its redaction audit rows; for
+   * a session OpenCode deleted (`deleted`), also its mode, version stamp and counted citation parts,
+   * which mean nothing once the session is gone.
+   */
+  forgetSession(sessionId: string, options: { deleted: boolean; keepCheckpoint?: boolean }): void {
+    immediate(this.db, () => {
+      const id = { id: sessionId }
+      if (!options.keepCheckpoint) this.db.prepare("DELETE FROM session_checkpoints WHERE session_id = $id").run(id)
+      this.db.prepare("DELETE FROM redaction_log WHERE session_id = $id").run(id)
+      if (!options.deleted) return
+      this.db.prepare("DELETE FROM session_meta WHERE session_id = $id").run(id)
+      this.db.prepare("DELETE FROM memory_session_versions WHERE session_id = $id").run(id)
+      this.db.prepare("DELETE FROM citation_parts WHERE session_id = $id").run(id)
+    })
+  }
+
   counts(): CatalogCounts {
     const one = (sql: string) => Number(this.db.prepare(sql).get<{ n: number }>()?.n ?? 0)
     const sessionsByMode: Record<MemoryMode, number> = { enabled: 0, disabled: 0, polluted: 0 }

@@ -9,6 +9,17 @@ export interface Migration {
   sql: string
 }
 
+/**
+ * Sessions whose learned records were deleted while the memory folder still held what was learned
+ * from them: the next consolidation removes it, sooner than the learning cooldown (phase2-jobs.ts).
+ * One per version database.
+ */
+const FORGET_QUEUE = `
+      CREATE TABLE forget_queue (
+        session_id TEXT PRIMARY KEY,
+        queued_at  INTEGER NOT NULL
+      );`
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
@@ -186,6 +197,32 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 9,
+    name: "forgetting and who has the home open",
+    sql: `
+      -- The CLI's forget: messages of the session created before this time are never learned from.
+      ALTER TABLE session_meta ADD COLUMN forgotten_before INTEGER;
+
+      -- Which host a record or checkpoint came from ('opencode1', 'opencode2'; NULL: before this
+      -- column, which only OpenCode 1 wrote): a host forgets only the sessions it can look up.
+      ALTER TABLE stage1_outputs ADD COLUMN host TEXT;
+      ALTER TABLE session_checkpoints ADD COLUMN host TEXT;
+
+      ${FORGET_QUEUE}
+
+      -- Plugin instances that have this home open (src/store/instances.ts): an import refuses to
+      -- swap the databases under one. A row whose process is gone no longer counts.
+      CREATE TABLE plugin_instances (
+        instance_id TEXT PRIMARY KEY,
+        pid         INTEGER NOT NULL,
+        boot        TEXT NOT NULL,
+        host        TEXT NOT NULL,
+        started_at  INTEGER NOT NULL,
+        seen_at     INTEGER NOT NULL
+      );
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */
@@ -241,6 +278,15 @@ export const V2_MIGRATIONS: readonly Migration[] = Object.freeze([
         max_session_count INTEGER NOT NULL,
         updated_at        INTEGER NOT NULL
       );
+    `,
+  },
+  {
+    version: 3,
+    name: "V2 forget queue and record hosts",
+    sql: `
+      -- Which host a record came from, as in memory.db's migration 9.
+      ALTER TABLE stage1_outputs ADD COLUMN host TEXT;
+      ${FORGET_QUEUE}
     `,
   },
 ])

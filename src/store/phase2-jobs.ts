@@ -109,17 +109,8 @@ export class Phase2Jobs {
           .run({ ...ROW, ...owner, retries: JOBS.RETRIES })
         return { type: "claimed", token, watermark: 0 }
       }
-      const held = job.lease_until !== null && job.lease_until > now && !this.owners.isGone(job.owner_pid, job.owner_boot)
-      if (job.status === "running" && held) return { type: "skipped_running" }
-      if (job.retry_at !== null && job.retry_at > now) return { type: "skipped_retry_backoff", until: job.retry_at }
-      // Measured from the last clean success, whatever happened since: a pending row is held back
-      // too, or every phase-1 success would start a consolidation.
-      const cooledAt = job.last_success_at === null ? undefined : job.last_success_at + JOBS.PHASE2_COOLDOWN_MS
-      if (cooledAt !== undefined && cooledAt > now) return { type: "skipped_cooldown", until: cooledAt }
-      // 'done' means nothing was queued since the last success or check: look again only after 6 h
-      // (ageing out of the window, resources expiring and hand edits queue nothing).
-      const recheckAt = job.status === "done" && job.finished_at !== null ? job.finished_at + JOBS.PHASE2_COOLDOWN_MS : undefined
-      if (recheckAt !== undefined && recheckAt > now) return { type: "skipped_unchanged", until: recheckAt }
+      const skipped = this.skipped(job, now)
+      if (skipped) return skipped
       // last_error stays visible until a success, as in phase 1.
       this.db
         .prepare(
@@ -130,6 +121,35 @@ export class Phase2Jobs {
         .run({ ...ROW, ...owner })
       return { type: "claimed", token, watermark: Number(job.input_watermark ?? 0) }
     })
+  }
+
+  /**
+   * Why a claim now would be skipped, if it would, read without a transaction or a write: a look ahead, so work
+   * that should precede a claim (reconciliation) is done only when one is coming. The claim itself
+   * decides again.
+   */
+  wouldSkip(): Exclude<Phase2ClaimOutcome, Phase2Claim> | undefined {
+    const job = this.job()
+    return job === undefined ? undefined : this.skipped(job, this.now())
+  }
+
+  /** Why the job cannot be claimed now, if it cannot (claim's rules). */
+  private skipped(job: JobState, now: number): Exclude<Phase2ClaimOutcome, Phase2Claim> | undefined {
+    const held = job.lease_until !== null && job.lease_until > now && !this.owners.isGone(job.owner_pid, job.owner_boot)
+    if (job.status === "running" && held) return { type: "skipped_running" }
+    if (job.retry_at !== null && job.retry_at > now) return { type: "skipped_retry_backoff", until: job.retry_at }
+    // Measured from the last clean success, whatever happened since: a pending row is held back
+    // too, or every phase-1 success would start a consolidation. Forgetting waits only minutes:
+    // a user who deletes a session wants its facts out of the next conversations, not tomorrow's.
+    const forgetting = this.hasPendingForgets()
+    const wait = forgetting ? JOBS.FORGET_INTERVAL_MS : JOBS.PHASE2_COOLDOWN_MS
+    const cooledAt = job.last_success_at === null ? undefined : job.last_success_at + wait
+    if (cooledAt !== undefined && cooledAt > now) return { type: "skipped_cooldown", until: cooledAt }
+    // 'done' means nothing was queued since the last success or check: look again only after 6 h
+    // (ageing out of the window, resources expiring and hand edits queue nothing).
+    const recheckAt = !forgetting && job.status === "done" && job.finished_at !== null ? job.finished_at + JOBS.PHASE2_COOLDOWN_MS : undefined
+    if (recheckAt !== undefined && recheckAt > now) return { type: "skipped_unchanged", until: recheckAt }
+    return undefined
   }
 
   /**
@@ -207,9 +227,10 @@ export class Phase2Jobs {
    * selection, leaving it unprotected from pruning and forgetting). Returns false, changing
    * nothing, when the token no longer owns the job.
    */
-  succeed(token: string, claimedWatermark: number, consumed: ReadonlyArray<Phase2Snapshot>): boolean {
+  succeed(token: string, claimedWatermark: number, consumed: ReadonlyArray<Phase2Snapshot>, selectedAt?: number): boolean {
     return immediate(this.db, () => {
       if (!this.ownedBy(token)) return false
+      this.settleForgets(selectedAt)
       const now = this.now()
       const newest = consumed.reduce((max, snapshot) => Math.max(max, snapshot.sourceUpdatedAt), claimedWatermark)
       this.db
@@ -234,9 +255,10 @@ export class Phase2Jobs {
    * leaves it pending. The consumed snapshots become the selection, as after a success; the
    * error of an earlier failure stays visible. False, changing nothing, without ownership.
    */
-  finishUnchanged(token: string, claimedWatermark: number, consumed: ReadonlyArray<Phase2Snapshot>): boolean {
+  finishUnchanged(token: string, claimedWatermark: number, consumed: ReadonlyArray<Phase2Snapshot>, selectedAt?: number): boolean {
     return immediate(this.db, () => {
       if (!this.ownedBy(token)) return false
+      this.settleForgets(selectedAt)
       this.db
         .prepare(
           `UPDATE jobs SET status = CASE WHEN COALESCE(input_watermark, 0) > $claimed THEN 'pending' ELSE 'done' END,
@@ -290,11 +312,13 @@ export class Phase2Jobs {
   }
 
   /**
-   * Forgets a session OpenCode deleted: its output and its stage-1 job go, in one transaction.
-   * Phase 2 is enqueued only if the output was part of the last consolidation, since only then
-   * does the memory folder hold something learned from it.
+   * Forgets a session (deleted in OpenCode, kept out of memory, or forgotten on request): its
+   * records and its stage-1 and capture jobs go, in one transaction. Only when a record was part of
+   * the last consolidation does the memory folder hold something learned from it: then phase 2 is
+   * enqueued and, unless `queue` is false (a version that no longer learns), the session joins the
+   * forget queue, which lets the next consolidation run within minutes instead of hours.
    */
-  forgetSession(sessionId: string): { deleted: boolean; queued: boolean } {
+  forgetSession(sessionId: string, options: { queue?: boolean } = {}): { deleted: boolean; queued: boolean } {
     return immediate(this.db, () => {
       // The session's own record and those of the segments its compactions closed.
       const output = this.db
@@ -304,9 +328,48 @@ export class Phase2Jobs {
       this.db.prepare(`DELETE FROM jobs WHERE kind IN ($kind, $capture) AND ${keyOfSession("job_key")}`).run({ kind: JOBS.STAGE1, capture: JOBS.CAPTURE, id: sessionId })
       const found = Number(output?.n ?? 0) > 0
       const queued = found && Number(output?.selected ?? 0) !== 0
-      if (queued) queuePhase2(this.db, this.now())
+      if (queued) {
+        queuePhase2(this.db, this.now())
+        if (options.queue !== false) {
+          this.db
+            .prepare("INSERT INTO forget_queue (session_id, queued_at) VALUES ($id, $now) ON CONFLICT (session_id) DO UPDATE SET queued_at = excluded.queued_at")
+            .run({ id: sessionId, now: this.now() })
+        }
+      }
       return { deleted: found, queued }
     })
+  }
+
+  /** Sessions whose learned text may still be in the memory folder, waiting for a consolidation, oldest first. */
+  pendingForgets(): Array<{ sessionId: string; queuedAt: number }> {
+    return this.db
+      .prepare("SELECT session_id, queued_at FROM forget_queue ORDER BY queued_at, session_id")
+      .all<{ session_id: string; queued_at: number }>()
+      .map((row) => ({ sessionId: row.session_id, queuedAt: Number(row.queued_at) }))
+  }
+
+  /**
+   * Every session this version holds a record of from `host` (segment keys folded into their
+   * session; records from before hosts were recorded count as OpenCode 1's): what reconciliation
+   * compares with the sessions that host still has. Another host's sessions are not its to judge.
+   */
+  knownSessions(host: string): string[] {
+    return this.db
+      .prepare(`SELECT DISTINCT ${sessionOfColumn("session_id")} AS id FROM stage1_outputs WHERE COALESCE(host, 'opencode1') = $host`)
+      .all<{ id: string }>({ host })
+      .map((row) => row.id)
+  }
+
+  /** Which of `sessions` this version holds a record or a job of. */
+  heldOf(sessions: ReadonlySet<string>): string[] {
+    if (!sessions.size) return []
+    return this.db
+      .prepare(
+        `SELECT DISTINCT ${sessionOfColumn("session_id")} AS id FROM stage1_outputs WHERE ${sessionOfColumn("session_id")} IN (SELECT value FROM json_each($ids))
+         UNION SELECT DISTINCT ${sessionOfColumn("job_key")} AS id FROM jobs WHERE kind IN ($kind, $capture) AND ${sessionOfColumn("job_key")} IN (SELECT value FROM json_each($ids))`,
+      )
+      .all<{ id: string }>({ ids: JSON.stringify([...sessions]), kind: JOBS.STAGE1, capture: JOBS.CAPTURE })
+      .map((row) => row.id)
   }
 
   /**
@@ -348,6 +411,20 @@ export class Phase2Jobs {
 
   private cutoff(maxUnusedDays: number): number {
     return this.now() - Math.max(0, maxUnusedDays) * DAY_MS
+  }
+
+  private hasPendingForgets(): boolean {
+    return this.db.prepare("SELECT 1 AS yes FROM forget_queue LIMIT 1").get() !== undefined
+  }
+
+  /**
+   * A run that finished chose its inputs at `selectedAt` (the claim's start when not told): every
+   * session queued for forgetting before then had no record left to choose, so the folder this run
+   * leaves no longer holds it. Called inside the finishing transaction.
+   */
+  private settleForgets(selectedAt: number | undefined): void {
+    const at = selectedAt ?? Number(this.db.prepare("SELECT started_at FROM jobs WHERE kind = $kind AND job_key = $key").get<{ started_at: number | null }>(ROW)?.started_at ?? 0)
+    this.db.prepare("DELETE FROM forget_queue WHERE queued_at <= $at").run({ at })
   }
 
   private job(): JobState | undefined {

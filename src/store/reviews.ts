@@ -44,6 +44,14 @@ export class ConsolidationReviews {
     this.db.prepare("DELETE FROM consolidation_reviews WHERE id NOT IN (SELECT id FROM consolidation_reviews ORDER BY id DESC LIMIT $keep)").run({ keep: REVIEWS_KEPT })
   }
 
+  /**
+   * Drops the reviews of `version` (all of them when not given): a forgotten session's text may be
+   * in any earlier diff, as the lines that brought it in. Returns how many went.
+   */
+  clear(version?: string): number {
+    return this.db.prepare(`DELETE FROM consolidation_reviews ${version ? "WHERE version = $version" : ""}`).run(version ? { version } : {}).changes
+  }
+
   /** Newest first; `version` narrows to one memory version. */
   list(limit: number = REVIEWS_KEPT, version?: string): Review[] {
     const rows = this.db

@@ -1,9 +1,11 @@
 // Home-wide settings in memory.db, shared by every process: whether background learning is paused
-// (the CLI's pause and resume; read at the start of each pass), and the rate-limit breakers the
-// processes opened, recorded so that the CLI's status can show them.
+// (the CLI's pause and resume; read at the start of each pass), when memory was last reset (the
+// reset epoch), and the rate-limit breakers the processes opened, recorded so that the CLI's status
+// can show them.
 import type { SqlDatabase } from "./sqlite.js"
 
 const PAUSED = "learning_paused"
+const RESET_EPOCH = "reset_epoch"
 const BREAKER = "breaker:"
 
 export interface RecordedBreaker {
@@ -22,6 +24,26 @@ export class HomeSettings {
   pausedSince(): number | undefined {
     const row = this.db.prepare("SELECT value, updated_at FROM settings WHERE key = $key").get<{ value: string; updated_at: number }>({ key: PAUSED })
     return row?.value === "1" ? Number(row.updated_at) : undefined
+  }
+
+  /**
+   * When memory was last reset: nothing said before it is learned from again (phase 1 leaves older
+   * sessions and older messages out). Undefined when memory was never reset.
+   */
+  resetEpoch(): number | undefined {
+    const row = this.db.prepare("SELECT value FROM settings WHERE key = $key").get<{ value: string }>({ key: RESET_EPOCH })
+    const at = row === undefined ? NaN : Number(row.value)
+    return Number.isFinite(at) ? at : undefined
+  }
+
+  /** Moves the reset epoch forward to `at` (never back: a later reset is the one that counts). */
+  setResetEpoch(at: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO settings (key, value, updated_at) VALUES ($key, $value, $now)
+         ON CONFLICT (key) DO UPDATE SET value = CASE WHEN CAST(excluded.value AS INTEGER) > CAST(value AS INTEGER) THEN excluded.value ELSE value END, updated_at = excluded.updated_at`,
+      )
+      .run({ key: RESET_EPOCH, value: String(Math.floor(at)), now: this.now() })
   }
 
   /** A breaker some process opened (its reason redacted by the caller). */

@@ -37,6 +37,8 @@ export interface Stage1Output {
   rolloutSummary: string
   slug: string | null
   cwd: string | null
+  /** The host the session is in ("opencode1", "opencode2"): only that host may call it deleted. */
+  host?: string
 }
 
 interface JobState {
@@ -148,15 +150,15 @@ export class Stage1Jobs {
       if (watermark === undefined) return false
       this.db
         .prepare(
-          `INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at)
-           VALUES ($id, $watermark, $raw, $summary, $slug, $cwd, $now)
+          `INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at, host)
+           VALUES ($id, $watermark, $raw, $summary, $slug, $cwd, $now, $host)
            ON CONFLICT (session_id) DO UPDATE SET
              source_updated_at = excluded.source_updated_at, raw_memory = excluded.raw_memory,
              rollout_summary = excluded.rollout_summary, rollout_slug = excluded.rollout_slug,
-             cwd = excluded.cwd, generated_at = excluded.generated_at
+             cwd = excluded.cwd, generated_at = excluded.generated_at, host = excluded.host
            WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
         )
-        .run({ id: sessionId, watermark, raw: output.rawMemory, summary: output.rolloutSummary, slug: output.slug, cwd: output.cwd, now })
+        .run({ id: sessionId, watermark, raw: output.rawMemory, summary: output.rolloutSummary, slug: output.slug, cwd: output.cwd, now, host: output.host ?? null })
       // A closed segment's record covers what the session's open-segment record, taken before the
       // compaction, had learned from part of it: that older record goes, so nothing counts twice.
       const session = sessionOfKey(sessionId)

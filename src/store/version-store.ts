@@ -14,6 +14,8 @@ export interface VersionCounts {
   outputs: number
   outputsUsed: number
   jobs: Array<{ kind: string; status: string; count: number }>
+  /** Sessions whose learned text the next consolidation removes from the folder (the forget queue). */
+  forgetting: number
 }
 
 export interface JobRow {
@@ -64,7 +66,13 @@ export class VersionStore {
       jobs: this.db
         .prepare("SELECT kind, status, COUNT(*) AS count FROM jobs GROUP BY kind, status ORDER BY kind, status")
         .all<{ kind: string; status: string; count: number }>(),
+      forgetting: one("SELECT COUNT(*) AS n FROM forget_queue"),
     }
+  }
+
+  /** The sessions waiting to be forgotten by the next consolidation. */
+  forgetQueue(): string[] {
+    return this.db.prepare("SELECT session_id FROM forget_queue ORDER BY queued_at, session_id").all<{ session_id: string }>().map((row) => row.session_id)
   }
 
   phase2Job(): JobRow | undefined {
@@ -135,10 +143,11 @@ export class VersionStore {
   }
 
   /**
-   * Forgets everything this version learned: outputs, jobs and readiness progress. The phase-2
-   * row is left finished now, which starts the cooldown, so no consolidation rebuilds memory right
-   * after the user cleared it. Refused while any process holds a live consolidation lease; the
-   * check and the clearing share one transaction.
+   * Forgets everything this version learned: outputs, jobs, the forget queue and readiness
+   * progress. The phase-2 row is left finished now with no success, so nothing consolidates an
+   * empty folder, and the first record learned after the reset (the reset epoch keeps older
+   * sessions out, pipeline/reset-epoch) is consolidated without a cooldown. Refused while any
+   * process holds a live consolidation lease; the check and the clearing share one transaction.
    */
   reset(): ResetOutcome {
     return immediate(this.db, () => {
@@ -147,11 +156,12 @@ export class VersionStore {
       if (running) return { type: "refused_consolidation_running", leaseUntil: running.leaseUntil }
       const outputs = this.db.prepare("DELETE FROM stage1_outputs").run().changes
       const jobs = this.db.prepare("DELETE FROM jobs").run().changes
+      this.db.prepare("DELETE FROM forget_queue").run()
       if (this.hasProgress()) this.db.prepare("DELETE FROM consolidation_progress").run()
       this.db
         .prepare(
           `INSERT INTO jobs (kind, job_key, status, finished_at, last_success_at, retry_remaining, last_error)
-           VALUES ($kind, $key, 'done', $now, $now, $retries, NULL)`,
+           VALUES ($kind, $key, 'done', $now, NULL, $retries, NULL)`,
         )
         .run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, now, retries: JOBS.RETRIES })
       return { type: "reset", outputs, jobs }

@@ -50,16 +50,27 @@ export function createV1Host(client: Client): Host {
       let cursor: string | undefined
       for (let page = 0; page < LIST_MAX_PAGES; page++) {
         // `directory: ""` asks for every project; the SDK would otherwise scope GETs to this one.
-        const query: Record<string, unknown> = { roots: true, directory: "", limit: LIST_PAGE }
+        // Archived sessions are listed too (OpenCode leaves them out by default): they still exist.
+        const query: Record<string, unknown> = { roots: true, archived: true, directory: "", limit: LIST_PAGE }
         if (cursor) query.cursor = cursor
         if (search) query.search = search
         const result = await loose._client.get({ url: "/experimental/session", query, signal })
         const data = ok(result, "list sessions") as RawSession[]
         for (const raw of data) sessions.push(toHostSession(raw))
         cursor = result.response?.headers.get("x-next-cursor") ?? undefined
-        if (!cursor || data.length === 0) return sessions
+        // OpenCode pages by `time.updated < cursor`, so a session sharing the boundary's time can be
+        // missed: "complete" is what the pages say, and reconciliation confirms every absence.
+        if (!cursor || data.length === 0) return { sessions, complete: true }
       }
       throw new Error(`list sessions: more than ${LIST_MAX_PAGES} pages`)
+    },
+
+    async sessionExists(sessionId, signal) {
+      const result = await loose.session.get!({ path: { id: sessionId }, signal })
+      if (!result.error && result.data !== undefined) return true
+      if (result.response?.status === 404) return false
+      ok(result, `look up session ${sessionId}`)
+      return true
     },
 
     async loadMessages(sessionId, signal) {
@@ -124,7 +135,7 @@ interface RawSession {
   directory?: string
   parentID?: string
   metadata?: Record<string, unknown>
-  time?: { created?: number; updated?: number }
+  time?: { created?: number; updated?: number; archived?: number }
 }
 
 interface RawProvider {
@@ -145,6 +156,7 @@ function toHostSession(raw: RawSession): HostSession {
     ...(raw.parentID ? { parentId: raw.parentID } : {}),
     createdAt: raw.time?.created ?? 0,
     updatedAt: raw.time?.updated ?? raw.time?.created ?? 0,
+    ...(raw.time?.archived ? { archived: true } : {}),
     ...(raw.metadata ? { metadata: raw.metadata } : {}),
   }
 }

@@ -74,7 +74,7 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
       const client = await ready(signal)
       if (client) {
         const sessions = (await client.rootSessions(signal)).flatMap((raw) => toHostSession(raw))
-        return search ? sessions.filter((session) => session.title.includes(search)) : sessions
+        return { sessions: search ? sessions.filter((session) => session.title.includes(search)) : sessions, complete: !search }
       }
       const ctx = deps.ctx()
       const sessions: HostSession[] = []
@@ -86,7 +86,16 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
         }
         sessions.push(...toHostSession(info))
       }
-      return search ? sessions.filter((session) => session.title.includes(search)) : sessions
+      // Only what this process saw: never a reason to forget anything.
+      return { sessions: search ? sessions.filter((session) => session.title.includes(search)) : sessions, complete: false }
+    },
+
+    async sessionExists(sessionId, signal) {
+      // Only the service answers for every project; without it, a missing session cannot be told
+      // from a session this location cannot see, so nothing is called gone.
+      const client = await ready(signal)
+      if (!client) throw new Error("the OpenCode service is unavailable, so whether the session still exists cannot be told")
+      return client.sessionExists(sessionId, signal)
     },
 
     async loadMessages(sessionId, signal) {

@@ -19,6 +19,9 @@ export function toTranscriptMessages(messages: readonly unknown[]): TranscriptMe
 
 function convert(message: Readonly<Record<string, unknown>>): TranscriptMessage | undefined {
   const id = str(message.id)
+  // When it was said: a reset or a forget leaves out what came before it (extraction-job.ts).
+  const created = num(record(message.time)?.created)
+  const time = created === undefined ? {} : { time: { created } }
   switch (message.type) {
     case "user": {
       const parts: TranscriptPart[] = []
@@ -28,25 +31,24 @@ function convert(message: Readonly<Record<string, unknown>>): TranscriptMessage 
         const f = record(file)
         if (f) parts.push({ type: "file", filename: str(f.name) ?? str(f.uri) ?? "", mime: str(f.mime) ?? "" })
       }
-      return parts.length ? { info: { role: "user" }, parts } : undefined
+      return parts.length ? { info: { role: "user", ...time }, parts } : undefined
     }
     // Text OpenCode adds on the user's behalf, as V1 marks its synthetic parts.
     case "synthetic": {
       const text = str(message.text)
-      return text ? { info: { role: "user" }, parts: [{ type: "text", text, synthetic: true }] } : undefined
+      return text ? { info: { role: "user", ...time }, parts: [{ type: "text", text, synthetic: true }] } : undefined
     }
     case "assistant": {
       const parts = list(message.content).flatMap((item) => assistantPart(record(item)))
       const error = record(message.error)
-      const info = error ? { role: "assistant", error: { name: str(error.name) ?? str(error.type) ?? "error", data: { message: str(error.message) ?? "" } } } : { role: "assistant" }
+      const info = error ? { role: "assistant", ...time, error: { name: str(error.name) ?? str(error.type) ?? "error", data: { message: str(error.message) ?? "" } } } : { role: "assistant", ...time }
       return parts.length || error ? { info, parts } : undefined
     }
     // A compaction is a segment boundary (src/write/segments.ts); its summary is the model's
     // retelling of what came before, so only the boundary is kept. A failed one cut nothing.
     case "compaction": {
       if (message.status === "failed") return undefined
-      const created = num(record(message.time)?.created)
-      return { info: { role: "user", ...(created === undefined ? {} : { time: { created } }) }, parts: [{ type: "compaction" }] }
+      return { info: { role: "user", ...time }, parts: [{ type: "compaction" }] }
     }
     default:
       return undefined

@@ -116,8 +116,17 @@ export class ServiceClient {
   }
 
   /** Root sessions of every project, newest first, following the cursor. */
-  async rootSessions(signal: AbortSignal, maxPages = 50): Promise<unknown[]> {
+  async rootSessions(signal: AbortSignal, maxPages = 500): Promise<unknown[]> {
     return this.pages("/api/session", { parentID: "null", order: "desc", limit: String(PAGE) }, signal, maxPages)
+  }
+
+  /** Whether the service has the session: false on its 404, true on a session, an error otherwise. */
+  async sessionExists(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    const route = `/api/session/${encodeURIComponent(sessionId)}`
+    const response = await this.fetchImpl(this.url(route), { headers: this.headers(), signal })
+    if (response.status === 404) return false
+    await this.json(response, `GET ${route}`)
+    return true
   }
 
   /** A session's stored messages, oldest first. */
@@ -151,7 +160,8 @@ export class ServiceClient {
       if (typeof next !== "string" || !next || data.length === 0) return items
       cursor = next
     }
-    return items
+    // A list cut short would look like sessions gone: fail instead (the pass is skipped).
+    throw new Error(`GET ${route}: more than ${maxPages} pages`)
   }
 
   private async json(response: Response, what: string): Promise<unknown> {

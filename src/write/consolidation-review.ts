@@ -24,3 +24,44 @@ export function summarizeConsolidation(given: readonly Change[], final: readonly
     sessions,
   }
 }
+
+/** A rollout summary's name: `<time>-<hash>` is the session's, `-<slug>` is words about it. */
+const SUMMARY_NAME = /^(rollout_summaries\/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9A-Za-z]{4})-[a-z0-9_]+((?:-\d+)?\.md)$/
+
+/**
+ * What a review keeps, so that nothing a consolidation removed survives in it: every removed line
+ * of the diff becomes a count (`-[3 lines removed]`), and a removed input's slug (words the model
+ * chose about the session) is cut from its name, wherever the name appears. What was added and
+ * what stays is shown as it is. Pure.
+ */
+export function keptReview(summary: ReviewSummary, diff: string): { summary: ReviewSummary; diff: string } {
+  const renamed = new Map(summary.inputsRemoved.map((file) => [file, file.replace(SUMMARY_NAME, "$1$2")] as const).filter(([from, to]) => from !== to))
+  let text = withoutRemovedLines(diff)
+  for (const [from, to] of renamed) text = text.split(from).join(to)
+  return { summary: { ...summary, inputsRemoved: summary.inputsRemoved.map((file) => renamed.get(file) ?? file) }, diff: text }
+}
+
+/** Each run of removed lines inside a hunk becomes one line that counts them; headers stay. */
+export function withoutRemovedLines(diff: string): string {
+  const out: string[] = []
+  let inHunk = false
+  let removed = 0
+  const flush = () => {
+    if (removed) out.push(`-[${removed} line${removed === 1 ? "" : "s"} removed]`)
+    removed = 0
+  }
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("diff --git ")) inHunk = false
+    else if (line.startsWith("@@")) inHunk = true
+    if (inHunk && line.startsWith("-")) {
+      removed++
+      continue
+    }
+    // "\ No newline at end of file" after a removed line belongs to it.
+    if (inHunk && removed && line.startsWith("\\")) continue
+    flush()
+    out.push(line)
+  }
+  flush()
+  return out.join("\n")
+}

@@ -21,6 +21,7 @@
 import { READ_PATH } from "../constants.js"
 import { redact } from "../redact/redact.js"
 import { truncateMiddle } from "../util/tokens.js"
+import type { OwnToolCall } from "./own-output.js"
 import { messageErrorEntry, partEntry, partText, redactionTally, type PartContext, type TranscriptPart } from "./transcript-parts.js"
 import { TRANSCRIPT_DEFAULTS, type TranscriptMessage } from "./transcript.js"
 
@@ -37,6 +38,8 @@ export interface EvidenceOptions {
   transformUserText?: (text: string) => string
   /** Rewrites every rendered string, of any role, just before redaction (private text quoted back). */
   scrub?: (text: string) => string
+  /** Tool calls whose result is memory's own text: each becomes one line naming the tool (own-output.ts). */
+  ownTool?: OwnToolCall
 }
 
 export interface Evidence {
@@ -100,6 +103,7 @@ export function selectEvidence(messages: readonly TranscriptMessage[], options: 
     injectedMarkers: options.injectedMarkers ?? [],
     transformUserText: options.transformUserText,
     redact: tally,
+    ownTool: options.ownTool,
   }).map(renderRow)
   const budget = Math.max(0, Math.floor(options.budgetBytes))
   const chunkBytes = Math.max(4, Math.floor(options.chunkBytes ?? EVIDENCE_LIMITS.CHUNK_BYTES))

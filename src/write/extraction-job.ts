@@ -14,6 +14,7 @@ import type { SpendPhase, Usage } from "../store/ledger.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
 import { jsonFromReply } from "./generate-prompt.js"
+import { ownToolCalls } from "./own-output.js"
 import { sessionOfKey, splitSegments } from "./segments.js"
 import { sanitizeSession } from "./session-input.js"
 import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
@@ -45,6 +46,15 @@ export interface ExtractionContext {
   recordRedactions?: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
   /** The spend ledger: what each helper session cost, as the host reports it. */
   recordUsage?: (phase: SpendPhase, usage: Usage) => void
+  /** Every memory folder and database of the home: tool calls reading them are left out of transcripts. */
+  memoryPaths?: readonly string[]
+  /** The user's home folder, for `~/` paths in tool inputs. */
+  homedir?: string
+  /**
+   * The time before which nothing of the session is learned (the last reset, or the session's own
+   * forget), if any: its older messages are left out.
+   */
+  learnFrom?: (sessionId: string) => number | undefined
 }
 
 export const EXTRACT_AGENT = "memorize-extract"
@@ -78,7 +88,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(STAGE_ONE.EXTRACTION_TIMEOUT_MS)])
     const all = scope?.all ?? (await ctx.host.loadMessages(session.id, signal))
     // Closed segments are their own records (segment-capture.ts): the session's record covers the rest.
-    const messages = scope?.selected ?? splitSegments(all as never).open
+    const messages = sinceTime(scope?.selected ?? splitSegments(all as never).open, ctx.learnFrom?.(session.id))
     // A session with nothing to show teaches nothing; an existing record is kept (retry later).
     const emptySession = (): JobResult =>
       jobs.hasOutput(id)
@@ -96,6 +106,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       messages: messages as never,
       input,
       budgetTokens: transcriptBudget(contextLimit),
+      ...(ctx.memoryPaths ? { ownTool: ownToolCalls(ctx.memoryPaths, { ...(ctx.homedir ? { homedir: ctx.homedir } : {}), directory: session.directory }) } : {}),
     })
     if (built.empty) return emptySession()
     // A host with a tool-less completion gets the whole request as one prompt; others a helper session.
@@ -111,12 +122,24 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
     if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     audit(result.redactions, "answer")
-    return finish(jobs.succeed(id, claim.token, result.memory), "stored")
+    return finish(jobs.succeed(id, claim.token, { ...result.memory, host: ctx.host.kind }), "stored")
   } catch (error) {
     if (ctx.signal.aborted) return finish(jobs.release(id, claim.token), "released")
     diagnostics.report("warn", "phase1", `extraction of ${id} failed: ${errorMessage(error)}`)
     return finish(fail(errorMessage(error)), "failed", errorMessage(error))
   }
+}
+
+/**
+ * The messages created at or after `from` (a message without a time is kept: hosts give one to every
+ * message they store, and a test's hand-made message has none).
+ */
+export function sinceTime<T>(messages: readonly T[], from: number | undefined): readonly T[] {
+  if (from === undefined) return messages
+  return messages.filter((message) => {
+    const created = (message as { info?: { time?: { created?: unknown } } } | undefined)?.info?.time?.created
+    return typeof created !== "number" || created >= from
+  })
 }
 
 /** 70% of the model's context window when it is known, else Codex's 150,000-token fallback. */

@@ -8,6 +8,7 @@ import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type Extrac
 import { EXTRACTION_V2_SCHEMA, parseExtractionV2, renderExtractionV2Prompt } from "./extract-v2.js"
 import { renderSinglePrompt } from "./generate-prompt.js"
 import { gitBranch } from "./git-branch.js"
+import type { OwnToolCall } from "./own-output.js"
 import type { SessionInput } from "./session-input.js"
 import { renderTranscript, type TranscriptMessage } from "./transcript.js"
 import { READ_PATH } from "../constants.js"
@@ -30,6 +31,8 @@ export interface ExtractionBuildInput {
   input: SessionInput
   /** Transcript budget in tokens (70% of the extraction model's window, or the fallback). */
   budgetTokens: number
+  /** Tool calls whose result is memory's own text, left out (own-output.ts). */
+  ownTool?: OwnToolCall
 }
 
 export interface BuiltRequest {
@@ -50,8 +53,8 @@ export interface ExtractionStrategy {
 export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
     singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
-    build({ sessionId, updatedAt, messages, input, budgetTokens }) {
-      const transcript = renderTranscript(messages, { maxTokens: budgetTokens, ...input.transcript })
+    build({ sessionId, updatedAt, messages, input, budgetTokens, ownTool }) {
+      const transcript = renderTranscript(messages, { maxTokens: budgetTokens, ...input.transcript, ...(ownTool ? { ownTool } : {}) })
       const prompt = renderExtractionPrompt(templates, {
         sessionId,
         title: input.session.title,
@@ -72,8 +75,8 @@ export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy
 export function v2Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
     singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
-    build({ sessionId, hostDirectory, updatedAt, messages, input, budgetTokens }) {
-      const evidence = selectEvidence(messages, { budgetBytes: budgetTokens * READ_PATH.BYTES_PER_TOKEN, ...input.transcript })
+    build({ sessionId, hostDirectory, updatedAt, messages, input, budgetTokens, ownTool }) {
+      const evidence = selectEvidence(messages, { budgetBytes: budgetTokens * READ_PATH.BYTES_PER_TOKEN, ...input.transcript, ...(ownTool ? { ownTool } : {}) })
       const branch = gitBranch(hostDirectory)
       const prompt = renderExtractionV2Prompt(templates, {
         sessionId,

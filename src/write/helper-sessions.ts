@@ -29,7 +29,7 @@ export function isHelperSession(session: Pick<HostSession, "title" | "metadata">
  * a closed window), and any older than HELPER_STALE_MS. Returns how many were deleted.
  */
 export async function deleteLeftoverHelpers(host: Host, now: number, signal: AbortSignal, owners: LeaseOwners = leaseOwners()): Promise<number> {
-  const sessions = await host.listRootSessions({ signal, search: "[codex-memory]" })
+  const { sessions } = await host.listRootSessions({ signal, search: "[codex-memory]" })
   let deleted = 0
   for (const session of sessions) {
     if (!isHelperSession(session)) continue

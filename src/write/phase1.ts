@@ -9,7 +9,7 @@
 import { SingleFlight } from "../util/single-flight.js"
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
-import type { Host, HostSession, ModelRef } from "../host.js"
+import type { Host, HostSession, ModelRef, SessionListing } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import type { SegmentCaptures } from "../store/segment-captures.js"
 import type { Stage1Jobs } from "../store/stage1-jobs.js"
@@ -51,6 +51,16 @@ export interface Phase1Deps {
   recordUsage?: ExtractionContext["recordUsage"]
   /** Why background learning is held (paused by the user, or the daily budget spent), if it is. */
   hold?: () => string | undefined
+  /**
+   * Read once per pass: before when nothing of a session is learned (the last reset, the session's
+   * own forget), if ever.
+   */
+  learningWindow?: () => (sessionId: string) => number | undefined
+  /** Every memory folder and database of the home: transcripts leave out tool calls that read them. */
+  memoryPaths?: readonly string[]
+  homedir?: string
+  /** Each fresh listing of the host's sessions, for reconciliation (the instance throttles it). */
+  onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
 }
 
 export class Phase1 {
@@ -59,7 +69,7 @@ export class Phase1 {
   private readonly captureFlight = new SingleFlight<CaptureReport[]>()
   private capturesQueued = false
   private lastClaimingPass = Number.NEGATIVE_INFINITY
-  private discovered: { at: number; sessions: HostSession[] } | undefined
+  private discovered: { at: number; listing: SessionListing } | undefined
   private readonly seenSessions = new Set<string>()
   private readonly lastIdle = new Map<string, number>()
 
@@ -138,25 +148,31 @@ export class Phase1 {
     if (!options.generate_memories) return { type: "skipped", reason: "disabled" }
     if (this.shutdown.signal.aborted) return { type: "skipped", reason: "disposed" }
     if (now() - this.lastClaimingPass < STAGE_ONE.PASS_GATE_MS) return { type: "skipped", reason: "gate" }
-    if (this.deps.hold?.()) return { type: "skipped", reason: "held" }
     const jobs = this.deps.jobs()
     if (!jobs) return { type: "skipped", reason: "no_store" }
-    if (this.deps.breaker.check(breakerScope(this.deps.extractionModel(), "extraction"))) return { type: "skipped", reason: "rate_limited" }
+    const held = this.deps.hold?.() !== undefined
+    const limited = this.deps.breaker.check(breakerScope(this.deps.extractionModel(), "extraction")) !== undefined
 
     let sessions: HostSession[]
     try {
-      sessions = await this.discover()
+      // Listed even while learning is held: the listing is what reconciliation forgets deleted
+      // sessions by, and forgetting needs no model.
+      sessions = (await this.discover()).sessions
     } catch (error) {
       diagnostics.report("warn", "phase1", `session discovery failed; skipping this pass: ${errorMessage(error)}`)
       return { type: "discovery_failed", error: errorMessage(error) }
     }
+    if (held) return { type: "skipped", reason: "held" }
+    if (limited) return { type: "skipped", reason: "rate_limited" }
 
+    const learnFrom = this.deps.learningWindow?.()
     const eligible = eligibleSessions(sessions, {
       now: now(),
       currentSessionId,
       maxAgeDays: options.max_rollout_age_days,
       minIdleHours: options.min_rollout_idle_hours,
       excluded: this.deps.excludedSessions(),
+      ...(learnFrom ? { learnFrom } : {}),
     }).filter((session) => !jobs.isUpToDate(session.id, session.updatedAt))
     const claims = jobs.claimMany(
       eligible.map((session) => ({ sessionId: session.id, updatedAt: session.updatedAt })),
@@ -169,7 +185,7 @@ export class Phase1 {
     const byId = new Map(eligible.map((session) => [session.id, session]))
     const results = await Promise.all(
       claims.map((claim) =>
-        runExtraction({ ...this.deps, jobs, signal: this.shutdown.signal }, claim, byId.get(claim.sessionId)!),
+        runExtraction({ ...this.deps, jobs, signal: this.shutdown.signal, ...(learnFrom ? { learnFrom } : {}) }, claim, byId.get(claim.sessionId)!),
       ),
     )
     return { type: "done", eligible: eligible.length, claimed: claims.length, results }
@@ -186,8 +202,12 @@ export class Phase1 {
     if (this.deps.hold?.()) return []
     const due = captures.due(options.max_rollouts_per_startup)
     if (!due.length) return []
-    const sessions = await this.discover()
+    let { sessions } = await this.discover()
+    // A session compacted soon after it was created is not in a listing cached before it existed:
+    // such a listing cannot say it is gone.
+    if (due.some((id) => !sessions.some((session) => session.id === id))) sessions = (await this.discover({ fresh: true })).sessions
     const excluded = this.deps.excludedSessions()
+    const learnFrom = this.deps.learningWindow?.()
     const reports: CaptureReport[] = []
     for (const sessionId of due) {
       if (this.shutdown.signal.aborted) break
@@ -195,7 +215,7 @@ export class Phase1 {
       if (!claim) continue
       const session = sessions.find((s) => s.id === sessionId && !s.parentId && !isHelperSession(s))
       // A session whose memory mode is off is not learned from; its queue entry is settled.
-      const report = await captureSegments({ ...this.deps, jobs, captures, signal: this.shutdown.signal }, claim, excluded.has(sessionId) ? undefined : session)
+      const report = await captureSegments({ ...this.deps, jobs, captures, signal: this.shutdown.signal, ...(learnFrom ? { learnFrom } : {}) }, claim, excluded.has(sessionId) ? undefined : session)
       const stored = report.results.filter((result) => result.outcome === "stored").length
       diagnostics.report(report.outcome === "retry_later" ? "warn" : "info", "phase1", `segments of ${sessionId}: ${report.outcome}, ${report.results.length} extracted, ${stored} stored`)
       reports.push(report)
@@ -203,13 +223,15 @@ export class Phase1 {
     return reports
   }
 
-  private async discover(): Promise<HostSession[]> {
+  private async discover(options: { fresh?: boolean } = {}): Promise<SessionListing> {
     const now = this.deps.now()
-    if (this.discovered && now - this.discovered.at < STAGE_ONE.DISCOVERY_CACHE_MS) return this.discovered.sessions
+    if (!options.fresh && this.discovered && now - this.discovered.at < STAGE_ONE.DISCOVERY_CACHE_MS) return this.discovered.listing
     const signal = AbortSignal.any([this.shutdown.signal, AbortSignal.timeout(STAGE_ONE.DISCOVERY_TIMEOUT_MS)])
-    const sessions = await this.deps.host.listRootSessions({ signal })
-    this.discovered = { at: now, sessions }
-    return sessions
+    const listing = await this.deps.host.listRootSessions({ signal })
+    this.discovered = { at: now, listing }
+    // Reconciliation rides on the listing phase 1 makes anyway; it runs in the background.
+    this.deps.onDiscovered?.(listing, this.shutdown.signal)
+    return listing
   }
 }
 
@@ -219,9 +241,14 @@ export interface EligibilityRules {
   maxAgeDays: number
   minIdleHours: number
   excluded: ReadonlySet<string>
+  /** Before when nothing of a session is learned (a reset, a forget): a session idle since then has nothing new. */
+  learnFrom?: (sessionId: string) => number | undefined
 }
 
-/** Codex's rules: not the current session, recent enough, idle long enough, mode enabled; newest first. */
+/**
+ * Codex's rules: not the current session, recent enough, idle long enough, mode enabled; newest
+ * first. Not Codex's: not archived, and active since the last reset or forget of it.
+ */
 export function eligibleSessions(sessions: readonly HostSession[], rules: EligibilityRules): HostSession[] {
   const oldest = rules.now - rules.maxAgeDays * 86_400_000
   const newest = rules.now - rules.minIdleHours * 3_600_000
@@ -230,10 +257,12 @@ export function eligibleSessions(sessions: readonly HostSession[], rules: Eligib
       (s) =>
         s.id !== rules.currentSessionId &&
         !s.parentId &&
+        !s.archived &&
         s.updatedAt >= oldest &&
         s.updatedAt <= newest &&
         !rules.excluded.has(s.id) &&
-        !isHelperSession(s),
+        !isHelperSession(s) &&
+        s.updatedAt > (rules.learnFrom?.(s.id) ?? Number.NEGATIVE_INFINITY),
     )
     .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1))
 }

@@ -28,7 +28,7 @@ import type { Phase2Jobs } from "../store/phase2-jobs.js"
 import type { ReviewSummary } from "../store/reviews.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { CONSOLIDATION_REQUEST } from "./consolidate-prompt.js"
-import { summarizeConsolidation } from "./consolidation-review.js"
+import { keptReview, summarizeConsolidation } from "./consolidation-review.js"
 import { recordHelperUsage } from "./helper-usage.js"
 import type { ConsolidationStrategy } from "./consolidation-strategy.js"
 import { helperMetadata, helperTitle } from "./helper-sessions.js"
@@ -70,6 +70,11 @@ export interface Phase2Deps {
   recordReview?: (summary: ReviewSummary, diff: string) => void
   /** Imports synced into the workspace before the diff, and exports after a success (src/interop). */
   extensions?: () => readonly WorkspaceExtension[]
+  /**
+   * Runs after the claim and before the inputs are chosen: reconciliation with the host (a session
+   * deleted anywhere is forgotten by this very run). Its failure only skips it.
+   */
+  beforeSelect?: (signal: AbortSignal) => Promise<void>
 }
 
 export type Phase2Outcome =
@@ -133,6 +138,13 @@ export class Phase2 {
     if (this.deps.breaker.check(scope)) return { type: "skipped", reason: "rate_limited" }
     if (this.deps.hold?.()) return { type: "skipped", reason: "held" }
 
+    // 0. reconciliation, when a claim is coming: a session deleted anywhere is forgotten by this
+    // very run. Done before the claim, so the lease is not held while OpenCode is asked.
+    const blocked = jobs.wouldSkip()
+    if (blocked) return { type: "skipped", reason: blocked.type }
+    await this.reconcile()
+    if (this.shutdown.signal.aborted) return { type: "skipped", reason: "disposed" }
+
     // 1. claim
     const claim = jobs.claim(this.deps.workerId)
     if (claim.type !== "claimed") return { type: "skipped", reason: claim.type }
@@ -146,12 +158,14 @@ export class Phase2 {
     }
 
     try {
-      // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown.
+      // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown. Every session
+      // queued for forgetting up to now has no record left to choose (settled when the run finishes).
+      const selectedAt = now()
       const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
       const consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
       const extensions = this.deps.extensions?.() ?? []
       if (inputs.length === 0 && !jobs.hasConsolidatedBefore() && !hasExtensionInputs(memoryRoot) && !extensions.some((extension) => hasSource(extension))) {
-        return jobs.finishUnchanged(token, claim.watermark, []) ? { type: "nothing_to_do" } : this.lostOwnership("recording that there was nothing to do")
+        return jobs.finishUnchanged(token, claim.watermark, [], selectedAt) ? { type: "nothing_to_do" } : this.lostOwnership("recording that there was nothing to do")
       }
 
       // 4. workspace and inputs. The git library is loaded here, not with the plugin.
@@ -166,7 +180,7 @@ export class Phase2 {
       const changes = await workspaceStatus(memoryRoot)
       const artifacts = this.deps.strategy.validate(memoryRoot)
       if (changes.length === 0 && artifacts.valid) {
-        return jobs.finishUnchanged(token, claim.watermark, consumed) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
+        return jobs.finishUnchanged(token, claim.watermark, consumed, selectedAt) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
       }
       await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
 
@@ -196,7 +210,7 @@ export class Phase2 {
       // The review is read against the old baseline, so it is taken before the commit replaces it.
       const review = this.deps.recordReview ? await this.review(changes, new Set(consumed.map((input) => input.sessionId)).size) : undefined
       await resetBaseline(memoryRoot, now)
-      if (!jobs.succeed(token, claim.watermark, consumed)) return this.lostOwnership("marking the consolidation done")
+      if (!jobs.succeed(token, claim.watermark, consumed, selectedAt)) return this.lostOwnership("marking the consolidation done")
       this.deps.onConsolidated(new Set(consumed.map((input) => input.sessionId)).size)
       if (review) this.keepReview(review)
       diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)`)
@@ -211,12 +225,26 @@ export class Phase2 {
     }
   }
 
-  /** The folder's change since the last baseline, before it is committed: a failure costs only the review. */
+  /** Reconciliation before the selection; bounded by its own timeout, and its failure only logged. */
+  private async reconcile(): Promise<void> {
+    if (!this.deps.beforeSelect) return
+    try {
+      await this.deps.beforeSelect(AbortSignal.any([this.shutdown.signal, AbortSignal.timeout(STAGE_TWO.RECONCILE_TIMEOUT_MS)]))
+    } catch (error) {
+      if (this.shutdown.signal.aborted) return
+      this.deps.diagnostics.report("warn", "phase2", `could not compare memory with OpenCode's sessions; consolidating without it: ${errorMessage(error)}`)
+    }
+  }
+
+  /**
+   * The folder's change since the last baseline, before it is committed: a failure costs only the
+   * review. Removed lines are counted, not kept (keptReview), so a review never holds forgotten text.
+   */
   private async review(given: ReadonlyArray<{ status: string; path: string }>, sessions: number): Promise<{ summary: ReviewSummary; diff: string } | undefined> {
     try {
       const { workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
       const final = await workspaceStatus(this.deps.memoryRoot)
-      return { summary: summarizeConsolidation(given, final, sessions), diff: renderWorkspaceDiff(final, await workspaceDiff(this.deps.memoryRoot, final)) }
+      return keptReview(summarizeConsolidation(given, final, sessions), renderWorkspaceDiff(final, await workspaceDiff(this.deps.memoryRoot, final)))
     } catch (error) {
       this.deps.diagnostics.report("warn", "phase2", `could not prepare the consolidation's review: ${errorMessage(error)}`)
       return undefined

@@ -2,6 +2,7 @@
 // the host, so every field is checked before use and a part missing what it needs is skipped.
 import { extractCitations } from "../read/citations.js"
 import { redact } from "../redact/redact.js"
+import { ownToolLine, type OwnToolCall } from "./own-output.js"
 import { cutChars } from "./transcript-cut.js"
 import { stripInjected } from "./transcript-strip.js"
 
@@ -20,6 +21,8 @@ export interface PartContext {
   transformUserText: ((text: string) => string) | undefined
   /** Replaces secrets and tallies them; every rendered string goes through it. */
   redact: (text: string) => string
+  /** Tool calls whose result is memory's own text (own-output.ts): shown as one line, nothing of them copied. */
+  ownTool?: OwnToolCall | undefined
 }
 
 /** One-line values (names, descriptions, error messages) are capped at this many characters. */
@@ -76,8 +79,10 @@ export function messageErrorEntry(error: unknown, context: PartContext): string 
 }
 
 function toolEntry(part: TranscriptPart, context: PartContext): string {
-  const name = line(str(part.tool) || "unknown", context)
+  const tool = str(part.tool) || "unknown"
+  const name = line(tool, context)
   const state = record(part.state) ?? {}
+  if (context.ownTool?.(tool, state.input)) return ownToolLine(name)
   const input = toolInput(state.input, context)
   return `[tool ${name}]${input ? ` ${input}` : ""}\n${toolResult(state, context)}`
 }

@@ -33,13 +33,14 @@
 import { redact } from "../redact/redact.js"
 import { estimateTokens } from "../util/tokens.js"
 import { BlockFitter } from "./block-fitter.js"
+import type { OwnToolCall } from "./own-output.js"
 import { messageErrorEntry, partEntry, partText, redactionTally, type PartContext, type Role, type TranscriptPart } from "./transcript-parts.js"
 
 export type { TranscriptPart } from "./transcript-parts.js"
 
 /** One element of the host's message list. Everything is optional: what is missing is skipped. */
 export interface TranscriptMessage {
-  readonly info?: { readonly role?: unknown; readonly error?: unknown }
+  readonly info?: { readonly role?: unknown; readonly error?: unknown; readonly time?: { readonly created?: unknown } }
   readonly parts?: readonly TranscriptPart[]
 }
 
@@ -56,6 +57,8 @@ export interface TranscriptOptions {
   transformUserText?: (text: string) => string
   /** Rewrites every rendered string, of any role, just before redaction (private text quoted back). */
   scrub?: (text: string) => string
+  /** Tool calls whose result is memory's own text: each becomes one line naming the tool (own-output.ts). */
+  ownTool?: OwnToolCall
 }
 
 export interface RenderedTranscript {
@@ -88,6 +91,7 @@ export function renderTranscript(messages: readonly TranscriptMessage[], options
     injectedMarkers: options.injectedMarkers ?? [],
     transformUserText: options.transformUserText,
     redact: tally,
+    ownTool: options.ownTool,
   }
   const fitter = new BlockFitter(options.maxTokens)
   const stats = { messages: 0, parts: 0, dropped: 0 }

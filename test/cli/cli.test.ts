@@ -174,10 +174,39 @@ describe("controlling memory", () => {
     expect((await inHome("status")).json.learning).toEqual({ held: false })
   })
 
-  it("mode keeps a session out, or lets it in", async () => {
-    expect(await inHome("mode", "ses_beta", "disabled")).toMatchObject({ code: 0, json: { previous: "enabled", mode: "disabled" } })
-    expect((await inHome("recall", "ses_beta")).json.mode).toBe("disabled")
+  it("mode keeps a session out and forgets what was learned from it, or lets it in", async () => {
+    expect(await inHome("mode", "ses_beta", "disabled")).toMatchObject({ code: 0, json: { previous: "enabled", mode: "disabled", forgotten_from: ["v1"] } })
+    const recall = await inHome("recall", "ses_beta")
+    expect(recall.json.mode).toBe("disabled")
+    // Disabled means nothing kept: its record and job are gone.
+    expect(recall.json.versions).toEqual(expect.arrayContaining([expect.objectContaining({ version: "v1", records: [], jobs: [] })]))
+    expect((await inHome("modes")).json).toEqual({ sessions: [{ session_id: "ses_beta", mode: "disabled", since: new Date(NOW).toISOString() }] })
     expect(await inHome("mode", "ses_beta", "sideways")).toMatchObject({ code: 2 })
+    expect(await inHome("mode", "ses_beta", "enabled")).toMatchObject({ code: 0, json: { previous: "disabled", mode: "enabled" } })
+    expect((await inHome("modes")).json).toEqual({ sessions: [] })
+  })
+
+  it("mode and forget refuse an id that neither memory nor OpenCode knows, asking OpenCode's own command line", async () => {
+    // A stand-in for the opencode binary: `export <id>` knows ses_live only, as OpenCode answers.
+    const fake = path.join(root, "opencode")
+    fs.writeFileSync(fake, `#!/bin/sh
+[ "$2" = "ses_live" ] && [ "$3" = "--pure" ] && exit 0
+echo "Error: Session not found: $2" >&2
+exit 1
+`, { mode: 0o755 })
+    const typo = await inHome("mode", "ses_bta", "disabled", "--opencode", fake)
+    expect(typo).toMatchObject({ code: 1, json: { error: { code: "unknown_session" } } })
+    expect(String((typo.json.error as { message: string }).message)).toMatch(/No session ses_bta exists/)
+    expect((await inHome("modes")).json).toEqual({ sessions: [] })
+    expect(await inHome("forget", "ses_bta", "--opencode", fake)).toMatchObject({ code: 1, json: { error: { code: "unknown_session" } } })
+    // A session OpenCode has, though memory learned nothing from it yet, can be kept out.
+    expect(await inHome("mode", "ses_live", "disabled", "--opencode", fake)).toMatchObject({ code: 0, json: { previous: "enabled", mode: "disabled", forgotten_from: [] } })
+    // OpenCode that cannot be run is no answer: refused, with the reason.
+    const missing = await inHome("mode", "ses_other", "disabled", "--opencode", path.join(root, "no-such-opencode"))
+    expect(missing).toMatchObject({ code: 1, json: { error: { code: "unknown_session" } } })
+    expect(String((missing.json.error as { message: string }).message)).toMatch(/could not be asked/)
+    // An id memory knows needs no question to OpenCode.
+    expect(await inHome("forget", "ses_alpha", "--opencode", path.join(root, "no-such-opencode"))).toMatchObject({ code: 0, json: { forgotten_from: ["v1"] } })
   })
 
   it("reset needs --yes, and is refused while a consolidation holds a live lease", async () => {

@@ -1,6 +1,6 @@
 // An in-memory Host: sessions, their messages, and a scripted helper model. Tests and benchmarks
 // drive the core through it exactly as the OpenCode adapter would.
-import type { HelperPrompt, HelperReply, HelperSessionInput, Host, HostSession, LogLevel, ModelRef } from "../../src/host.js"
+import type { HelperPrompt, HelperReply, HelperSessionInput, Host, HostSession, LogLevel, ModelRef, SessionListing } from "../../src/host.js"
 
 export interface FakeLog {
   level: LogLevel
@@ -21,6 +21,13 @@ export class FakeHost implements Host {
   readonly aborted: string[] = []
   listCalls = 0
   failListing: Error | undefined
+  /** Listings say they are partial (OpenCode 2 without its service). */
+  partialListing = false
+  /** Sessions that exist but that listings leave out (a paging gap, say). */
+  readonly unlisted = new Set<string>()
+  /** Every session looked up with sessionExists. */
+  readonly lookups: string[] = []
+  failLookup: Error | undefined
   contextLimits = new Map<string, number>()
   variants = new Map<string, string[]>()
   mcp: string[] = []
@@ -41,13 +48,21 @@ export class FakeHost implements Host {
     this.logs.push({ level, message })
   }
 
-  async listRootSessions(options: { signal: AbortSignal; search?: string }): Promise<HostSession[]> {
+  async listRootSessions(options: { signal: AbortSignal; search?: string }): Promise<SessionListing> {
     this.listCalls++
     if (this.failListing) throw this.failListing
     options.signal.throwIfAborted()
-    return [...this.sessions.values()]
-      .filter((s) => !s.parentId && (!options.search || s.title.toLowerCase().includes(options.search.toLowerCase())))
+    const sessions = [...this.sessions.values()]
+      .filter((s) => !s.parentId && !this.unlisted.has(s.id) && (!options.search || s.title.toLowerCase().includes(options.search.toLowerCase())))
       .sort((a, b) => b.updatedAt - a.updatedAt)
+    return { sessions, complete: !this.partialListing }
+  }
+
+  async sessionExists(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    this.lookups.push(sessionId)
+    signal.throwIfAborted()
+    if (this.failLookup) throw this.failLookup
+    return this.sessions.has(sessionId)
   }
 
   async loadMessages(sessionId: string): Promise<unknown[]> {

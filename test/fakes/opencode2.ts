@@ -286,6 +286,12 @@ export class FakeOpenCode2 {
         list.sort((a, b) => (b.time?.updated ?? 0) - (a.time?.updated ?? 0))
         return send(200, { data: list, cursor: {} })
       }
+      // packages/protocol session.get: `{ data: Session }`, or 404 SessionNotFoundError.
+      const one = /^\/api\/session\/([^/]+)$/.exec(url.pathname)
+      if (req.method === "GET" && one) {
+        const session = this.sessions.get(decodeURIComponent(one[1]!))
+        return session ? send(200, { data: session.info }) : send(404, { _tag: "SessionNotFoundError", sessionID: decodeURIComponent(one[1]!), message: `Session not found: ${decodeURIComponent(one[1]!)}` })
+      }
       const messages = /^\/api\/session\/([^/]+)\/message$/.exec(url.pathname)
       if (req.method === "GET" && messages) {
         const session = this.sessions.get(decodeURIComponent(messages[1]!))

@@ -106,7 +106,7 @@ describe("across versions", () => {
     seedOutput(memory, "v2", "ses_a")
     memory.pipeline("v2").store()!.recordConsolidated(25)
     memory.store()!.stampVersion("ses_a", "v2")
-    memory.controls.setMode("ses_b", "disabled")
+    await memory.controls.setMode("ses_b", "disabled", { checked: true })
     expect(memory.controls.recordCitation("prt_1", "ses_a", ["ses_a"], [{ path: "memory_summary.md", start: 1, end: 2 }])).toBe(true)
     const report = await memory.controls.reset()
     expect(report).toMatchObject({ type: "reset", outputs: 2 })

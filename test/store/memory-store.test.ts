@@ -72,7 +72,7 @@ describe("MemoryStore", () => {
     expect(version(a).counts().jobs).toEqual([])
   })
 
-  it("resets outputs, jobs and citations, keeps session modes and version stamps, and starts the phase-2 cooldown", () => {
+  it("resets outputs, jobs and citations, keeps session modes and version stamps, and leaves phase 2 done with no success (no cooldown)", () => {
     const store = connect()
     const v1 = version(store)
     seedOutput(store, "ses_a")
@@ -87,7 +87,7 @@ describe("MemoryStore", () => {
     expect(store.counts()).toMatchObject({ citedParts: 0, citedFiles: 0, sessionsByVersion: { v1: 0, v2: 1 } })
     expect(store.mode("ses_b")).toBe("disabled")
     expect(store.stampedVersion("ses_b")).toBe("v2")
-    expect(v1.phase2Job()).toMatchObject({ status: "done", finished_at: 5_000_000, last_success_at: 5_000_000 })
+    expect(v1.phase2Job()).toMatchObject({ status: "done", finished_at: 5_000_000, last_success_at: null })
     expect(v1.counts().jobs).toEqual([{ kind: JOBS.PHASE2, status: "done", count: 1 }])
   })
 

@@ -499,16 +499,21 @@ export const phase2Cases: Phase2Case[] = [
     }),
   },
   {
-    name: "a reset holds back consolidation for 6 hours, even with new input queued",
+    name: "a reset starts no cooldown: nothing is looked at for 6 hours unless input arrives, which is consolidated at once",
     run: scenario(({ clock, connect, enqueue, store }) => {
       const jobs = connect()
       seedOutput(jobs, "ses_a", { at: START - HOUR, selectedAt: START - HOUR })
-      assert.deepEqual(store(jobs).reset(), { type: "reset", outputs: 1, jobs: 0 })
-      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: START + COOLDOWN })
-      enqueue(jobs, START)
-      clock.now = START + COOLDOWN - 1
-      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: START + COOLDOWN })
-      clock.now = START + COOLDOWN
+      jobs.forgetSession("ses_a")
+      assert.equal(jobs.pendingForgets().length, 1)
+      // The phase-2 row the forgetting queued is the one job there was.
+      assert.deepEqual(store(jobs).reset(), { type: "reset", outputs: 0, jobs: 1 })
+      // The reset emptied the folder: nothing is left to forget, and nothing to look at.
+      assert.deepEqual(jobs.pendingForgets(), [])
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_unchanged", until: START + COOLDOWN })
+      assert.equal(jobs.hasConsolidatedBefore(), false)
+      // What is learned after the reset (phase 1 queues it) is consolidated without waiting.
+      clock.now = START + HOUR
+      enqueue(jobs, START + HOUR)
       claimed(jobs.claim("worker-a"))
     }),
   },
@@ -708,10 +713,11 @@ export const phase2Cases: Phase2Case[] = [
       jobs.succeed(claimed(jobs.claim("worker-a")).token, 500, [])
       assert.equal(jobs.hasConsolidatedBefore(), true)
 
+      // A reset erases that history with the folder: the next consolidation is a first one again.
       const other = connect()
       clock.now += COOLDOWN
       store(other).reset()
-      assert.equal(other.hasConsolidatedBefore(), true)
+      assert.equal(other.hasConsolidatedBefore(), false)
     }),
   },
   {

@@ -50,7 +50,7 @@ describe("what wakes phase 2 in an instance", () => {
   })
 
   it("disabling a consolidated session starts the consolidation that forgets it", async () => {
-    expect(memory.controls.setMode("ses_a", "disabled")).toEqual({ previous: "enabled" })
+    expect(await memory.controls.setMode("ses_a", "disabled")).toEqual({ previous: "enabled", forgotten: { versions: ["v1"], queued: ["v1"] } })
     await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(2)
     expect(diffs[1]).toMatch(/^- D rollout_summaries\//m)
@@ -58,8 +58,8 @@ describe("what wakes phase 2 in an instance", () => {
   })
 
   it("a mode change that moves nothing, or no change at all, starts nothing", async () => {
-    memory.controls.setMode("ses_other", "disabled")
-    memory.controls.setMode("ses_a", "enabled")
+    await memory.controls.setMode("ses_other", "disabled", { checked: true })
+    await memory.controls.setMode("ses_a", "enabled")
     await memory.pipeline("v1").phase2!.settled()
     expect(host.prompts).toHaveLength(1)
   })

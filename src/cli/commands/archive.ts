@@ -8,7 +8,7 @@ import { exportHome } from "../../archive/export.js"
 import { importArchive } from "../../archive/import.js"
 import type { Command } from "../command.js"
 import { CliError } from "../errors.js"
-import { locateHome } from "../home.js"
+import { homeExists, locateHome, withHome } from "../home.js"
 
 export const exportCommand: Command = {
   name: "export",
@@ -19,6 +19,8 @@ export const exportCommand: Command = {
   async run({ cli, args }) {
     const file = path.resolve(args.positionals[0]!)
     const target = locateHome(cli, args.values.home as string | undefined)
+    // Records of sessions kept out (an import can bring some) are forgotten before anything is read.
+    if (homeExists(target)) await withHome(cli, args.values.home as string | undefined, async (home) => void home.memory.forgetting.sweep())
     const { archive, summary, skipped } = archiveCall(() => exportHome(target.home, cli.now ? { now: cli.now } : {}))
     // Beside the target, then renamed: a crash never leaves half an archive under its name.
     const temp = `${file}.tmp-${process.pid}`

@@ -63,7 +63,8 @@ export const recallCommand: Command = {
         redactions: catalog?.redactionsOf(sessionId) ?? {},
         versions,
       }
-      if (versions.every((v) => v.records.length === 0 && v.jobs.length === 0)) throw new CliError("not_found", `no record or job of session ${sessionId} in ${home.paths.home}`)
+      // A session kept out or forgotten is known, with nothing learned: that is the answer, not an error.
+      if (versions.every((v) => v.records.length === 0 && v.jobs.length === 0) && !catalog?.knows(sessionId)) throw new CliError("not_found", `no record or job of session ${sessionId} in ${home.paths.home}`)
       const text = versions
         .flatMap((v) => v.records.map((r) => `## ${v.version} ${r.session_id}\nupdated ${r.updated_at}; used ${r.usage_count}x (last ${r.last_usage ?? "never"}); ${r.consolidated ? `consolidated (last consolidation ${v.last_consolidation})` : "not consolidated yet"}\n\n${r.rollout_summary}\n\n${r.raw_memory}`))
         .join("\n\n")

@@ -22,6 +22,9 @@ export const statusCommand: Command = {
         const store = pipeline.store()
         const phase2 = store?.phase2Job()
         const lastSuccess = phase2?.last_success_at ?? undefined
+        // Sessions waiting to be forgotten let the next consolidation come minutes after the last.
+        const forgetting = pipeline.writes ? (store?.forgetQueue() ?? []) : []
+        const wait = forgetting.length ? JOBS.FORGET_INTERVAL_MS : JOBS.PHASE2_COOLDOWN_MS
         return {
           version: pipeline.version,
           leases: (store?.runningJobs() ?? []).map((job) => ({
@@ -33,13 +36,15 @@ export const statusCommand: Command = {
             owner_alive: job.owner_pid == null ? "unknown" : owners.isGone(job.owner_pid, job.owner_boot) ? "no" : job.owner_boot === owners.self.boot ? "yes" : "unknown",
           })),
           last_consolidation: lastSuccess ? new Date(lastSuccess).toISOString() : null,
-          cooldown_left_ms: lastSuccess ? Math.max(0, lastSuccess + JOBS.PHASE2_COOLDOWN_MS - now) : 0,
+          cooldown_left_ms: lastSuccess ? Math.max(0, lastSuccess + wait - now) : 0,
+          waiting_to_be_forgotten: forgetting,
         }
       })
       const json = {
         home: home.paths.home,
         home_source: home.paths.homeSource,
         learning: hold ? { held: true, reason: hold } : { held: false },
+        kept_out: memory.controls.keptOut().map((entry) => ({ session_id: entry.sessionId, mode: entry.mode, since: new Date(entry.since).toISOString() })),
         versions,
         // Opened by any process sharing the home, as recorded in memory.db.
         rate_limit_breakers: (memory.catalog.settings?.openBreakers() ?? []).map((b) => ({ scope: b.scope, until: new Date(b.until).toISOString(), reason: b.reason })),

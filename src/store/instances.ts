@@ -1,0 +1,84 @@
+// Which plugin instances have this home open. Each instance that runs memory registers itself in
+// memory.db when it opens the home and removes itself at dispose; an import reads the list and
+// refuses to swap the databases under a live one, which would go on writing into the old file.
+// OpenCode 1.18 exits on SIGTERM without dispose, so a row can outlive its process: the lease
+// owners' rule (lease-owner.ts) tells a dead process of this boot, and a row from an earlier boot
+// of this machine (same host name, other boot) is gone too. A row from another machine sharing the
+// home counts until it has not been seen for a day.
+import os from "node:os"
+import type { LeaseOwners } from "./lease-owner.js"
+import type { SqlDatabase } from "./sqlite.js"
+
+/** A registration from another machine that has not been seen for this long no longer counts. */
+export const FOREIGN_INSTANCE_TTL_MS = 24 * 60 * 60 * 1000
+
+export interface LiveInstance {
+  pid: number
+  host: string
+  startedAt: number
+  seenAt: number
+}
+
+interface Row {
+  instance_id: string
+  pid: number
+  boot: string
+  host: string
+  started_at: number
+  seen_at: number
+}
+
+export class HomeInstances {
+  constructor(
+    readonly db: SqlDatabase,
+    private readonly owners: LeaseOwners,
+    private readonly now: () => number = Date.now,
+    private readonly hostname: string = os.hostname(),
+  ) {}
+
+  register(instanceId: string): void {
+    const now = this.now()
+    this.db
+      .prepare(
+        `INSERT INTO plugin_instances (instance_id, pid, boot, host, started_at, seen_at) VALUES ($id, $pid, $boot, $host, $now, $now)
+         ON CONFLICT (instance_id) DO UPDATE SET seen_at = excluded.seen_at`,
+      )
+      .run({ id: instanceId, pid: this.owners.self.pid, boot: this.owners.self.boot, host: this.hostname, now })
+  }
+
+  /** A background pass ran: the registration is fresh (what keeps another machine's row counting). */
+  touch(instanceId: string): void {
+    this.db.prepare("UPDATE plugin_instances SET seen_at = $now WHERE instance_id = $id").run({ id: instanceId, now: this.now() })
+  }
+
+  unregister(instanceId: string): void {
+    this.db.prepare("DELETE FROM plugin_instances WHERE instance_id = $id").run({ id: instanceId })
+  }
+
+  /** Registrations whose process may still be running; rows known to be gone are dropped on the way. */
+  live(): LiveInstance[] {
+    const live: LiveInstance[] = []
+    for (const row of this.db.prepare("SELECT * FROM plugin_instances ORDER BY started_at, instance_id").all<Row>()) {
+      if (this.gone(row)) {
+        this.db.prepare("DELETE FROM plugin_instances WHERE instance_id = $id").run({ id: row.instance_id })
+        continue
+      }
+      live.push({ pid: Number(row.pid), host: row.host, startedAt: Number(row.started_at), seenAt: Number(row.seen_at) })
+    }
+    return live
+  }
+
+  private gone(row: Row): boolean {
+    if (this.owners.isGone(row.pid, row.boot)) return true
+    if (row.boot === this.owners.self.boot) return false
+    // Another boot of this machine: whatever ran then has stopped. The same boot in another PID
+    // namespace (a container) cannot be checked from here, so it counts like another machine.
+    if (row.host === this.hostname && machineBoot(row.boot) !== machineBoot(this.owners.self.boot)) return true
+    return this.now() - Number(row.seen_at) > FOREIGN_INSTANCE_TTL_MS
+  }
+}
+
+/** The boot of the machine, without the PID namespace leaseBoot() appends on Linux. */
+function machineBoot(boot: string): string {
+  return boot.startsWith("host:") ? boot : (boot.split(" ")[0] ?? boot)
+}
