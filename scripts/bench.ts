@@ -8,6 +8,7 @@ import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchPhase1 } from "./bench/phase1.js"
 import { benchPhase2 } from "./bench/phase2.js"
 import { benchReadPath } from "./bench/read-path.js"
+import { benchReconcile } from "./bench/reconcile.js"
 import { benchRedact } from "./bench/redact.js"
 import { benchSearch } from "./bench/search.js"
 import { benchTranscript } from "./bench/transcript.js"
@@ -24,6 +25,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["checkpoint", benchCheckpoint],
   ["redact", benchRedact],
   ["phase1", benchPhase1],
+  ["reconcile", benchReconcile],
   ["closed-loop", benchClosedLoop],
   ["helper-requests", benchHelperRequests],
   ["phase2", benchPhase2],

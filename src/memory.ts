@@ -9,7 +9,7 @@ import path from "node:path"
 import { createMemoryTools } from "../tools/index.js"
 import type { ToolSpec } from "../tools/spec.js"
 import { MemoryControls } from "./control/controls.js"
-import { Forgetting, Reconciler } from "./control/forgetting.js"
+import { Forgetting, Reconciler, type ReconcileReport } from "./control/forgetting.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
 import type { Host, SessionListing } from "./host.js"
 import { planInterop } from "./interop/interop.js"
@@ -446,7 +446,7 @@ export class Memory {
    */
   private reconcileSoon(listing: SessionListing, signal: AbortSignal): void {
     if (this.disposed || this.now() - this.lastReconcile < RECONCILE_INTERVAL_MS) return
-    void this.reconcileFlight.run(() => this.reconcile(listing, signal))?.catch((error) => this.diagnostics.error("reconcile", error))
+    void this.reconcileFlight.run(async () => void (await this.reconcile(listing, signal)))?.catch((error) => this.diagnostics.error("reconcile", error))
   }
 
   /** Before a consolidation chooses its inputs: a fresh listing, reconciled now. */
@@ -454,14 +454,19 @@ export class Memory {
     if (this.disposed) return
     await this.reconcileFlight.settled()
     const listing = await this.deps.host.listRootSessions({ signal })
-    await (this.reconcileFlight.run(() => this.reconcile(listing, signal)) ?? this.reconcileFlight.settled())
+    await (this.reconcileFlight.run(async () => void (await this.reconcile(listing, signal))) ?? this.reconcileFlight.settled())
   }
 
-  private async reconcile(listing: SessionListing, signal: AbortSignal): Promise<void> {
+  /**
+   * One reconciliation: "kept out" swept, then what memory holds compared with `listing` (a host
+   * listing of root sessions). Background passes call it; exposed for tests and the benchmark.
+   */
+  async reconcile(listing: SessionListing, signal: AbortSignal): Promise<ReconcileReport> {
     this.lastReconcile = this.now()
     this.forgetting.sweep()
-    await this.reconciler.reconcile(listing, signal)
+    const report = await this.reconciler.reconcile(listing, signal)
     if (this.registered) this.catalog.instances?.touch(this.instanceId)
+    return report
   }
 
   /** Before when nothing of a session is learned: the last reset, or the session's own forget. */

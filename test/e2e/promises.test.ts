@@ -29,6 +29,7 @@ const FACTS = {
   charlie: "FACT-CHARLIE: the billing service speaks gRPC",
   delta: "FACT-DELTA: the docs site builds with mkdocs",
   echo: "FACT-ECHO: the pager rotation lives in the ops wiki",
+  foxtrot: "FACT-FOXTROT: the mobile app ships through fastlane",
 } as const
 type Name = keyof typeof FACTS
 const FACT_LINE = /FACT-[A-Z]+: [a-zA-Z ]+/g
@@ -175,7 +176,7 @@ describe("forgetting and control on a real OpenCode", () => {
     expect(server!.stderr()).toMatch(/reconcile: forgot 1 session\(s\) OpenCode no longer has/)
   }, 120_000)
 
-  it("deleted while serve is stopped: recorded by the CLI's own process, or found at the next start; gone after ordinary turns", async () => {
+  it("deleted while serve is stopped, or by the request that boots its instance: recorded at once, or found at the next start; gone after ordinary turns", async () => {
     await stop()
     // The CLI process loads the plugin, which records the deletion before the process exits.
     const plain = await opencode(["session", "delete", sessions.bravo])
@@ -192,13 +193,18 @@ describe("forgetting and control on a real OpenCode", () => {
 
     later(10 * MINUTE)
     await start()
+    // The first request of the new serve is a deletion: it boots the project's instance, whose
+    // plugin has not opened its databases yet, and the event alone must do the forgetting.
+    await api.request("DELETE", `/session/${sessions.foxtrot}`)
+    await waitFor(() => records(sessions.foxtrot).length === 0, { timeoutMs: 10_000, message: `the deletion that booted the instance was not recorded${logTail()}` })
+    expect(waitingToBeForgotten().sort()).toEqual([sessions.bravo, sessions.foxtrot].sort())
     await ordinaryTurn()
-    await waitFor(() => !inMemory("bravo") && !inMemory("charlie"), { timeoutMs: 60_000, message: `the facts stayed in memory${logTail()}` })
+    await waitFor(() => !inMemory("bravo") && !inMemory("charlie") && !inMemory("foxtrot"), { timeoutMs: 60_000, message: `the facts stayed in memory${logTail()}` })
     await waitFor(() => waitingToBeForgotten().length === 0 && records(sessions.charlie).length === 0, { timeoutMs: 10_000, message: "the forget queue was not settled" })
     expect(inMemory("delta") && inMemory("echo")).toBe(true)
 
     // Nothing of them lingers: no record to recall, nothing in the reviews, nothing in the folder.
-    for (const name of ["alpha", "bravo", "charlie"] as const) {
+    for (const name of ["alpha", "bravo", "charlie", "foxtrot"] as const) {
       expect(memoryCli("recall", sessions[name])).toMatchObject({ code: 1, json: { error: { code: "not_found" } } })
       expect(JSON.stringify(memoryCli("diff", "--last").json)).not.toContain(FACTS[name])
       for (const [file, text] of folderTexts(root)) expect(text, file).not.toContain(FACTS[name])
@@ -240,7 +246,7 @@ describe("forgetting and control on a real OpenCode", () => {
     }
     for (const record of records(reader)) {
       expect(record.raw_memory).toContain("FACT-GOLF")
-      expect(record.raw_memory).not.toMatch(/FACT-(ALPHA|BRAVO|CHARLIE|DELTA|ECHO)/)
+      expect(record.raw_memory).not.toMatch(/FACT-(ALPHA|BRAVO|CHARLIE|DELTA|ECHO|FOXTROT)/)
     }
   }, 120_000)
 
