@@ -29,17 +29,14 @@ import { packageRoot } from "./util/package-root.js"
 import { memoryPaths, resolveHome, type MemoryPaths, type MemoryVersion } from "./util/paths.js"
 import { prepareRoot } from "./util/prepare-root.js"
 import { loadTemplate } from "./util/templates.js"
-import { SingleFlight } from "./util/single-flight.js"
 import { fileOffset, testSwitches } from "./util/test-switches.js"
 import { RateLimitBreaker } from "./write/breaker.js"
 import { ExternalContext } from "./write/external-context.js"
 import { describeIgnoredAgentKeys } from "./write/helper-agents.js"
 import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
 
-/** Reconciliation with the host's sessions runs at most this often per instance (phase-1 listings). */
-const RECONCILE_INTERVAL_MS = 60_000
 /** One look-up of a session the tools or the CLI were given. */
-const RECONCILE_LOOKUP_TIMEOUT_MS = 10_000
+const SESSION_LOOKUP_TIMEOUT_MS = 10_000
 
 export interface MemoryDeps {
   host: Host
@@ -101,9 +98,6 @@ export class Memory {
   /** The one path by which a session leaves memory (control/forgetting.ts). */
   readonly forgetting: Forgetting
   private readonly reconciler: Reconciler
-  /** When reconciliation last ran here, and the run in flight. */
-  private lastReconcile = Number.NEGATIVE_INFINITY
-  private readonly reconcileFlight = new SingleFlight<void>()
   /** This instance's row among the home's plugin instances (store/instances.ts). */
   private readonly instanceId = `${process.pid}:${randomUUID()}`
   private registered = false
@@ -170,8 +164,12 @@ export class Memory {
         learningWindow: () => this.learningWindow(),
         memoryPaths: memoryFiles,
         homedir: deps.homedir,
-        onDiscovered: (listing, signal) => this.reconcileSoon(listing, signal),
-        beforeSelect: (signal) => this.reconcileNow(signal),
+        onDiscovered: (listing, signal) => {
+          if (!this.disposed) this.reconciler.soon(listing, signal)
+        },
+        beforeSelect: async (signal) => {
+          if (!this.disposed) await this.reconciler.fresh(signal)
+        },
       })
       pipelines.set(version, pipeline)
     }
@@ -189,11 +187,14 @@ export class Memory {
       known: () => this.knownSessions(),
       diagnostics,
       now,
+      afterPass: () => {
+        if (this.registered) this.catalog.instances?.touch(this.instanceId)
+      },
     })
     const host = deps.host
     this.controls = new MemoryControls({
       forgetting: this.forgetting,
-      sessionExists: deps.sessionExists ?? ((sessionId) => host.sessionExists(sessionId, AbortSignal.timeout(RECONCILE_LOOKUP_TIMEOUT_MS))),
+      sessionExists: deps.sessionExists ?? ((sessionId) => host.sessionExists(sessionId, AbortSignal.timeout(SESSION_LOOKUP_TIMEOUT_MS))),
       options,
       paths: this.paths,
       catalog: this.catalog,
@@ -441,32 +442,11 @@ export class Memory {
   }
 
   /**
-   * A phase-1 listing arrived: reconcile with it in the background, at most once a minute per
-   * instance (the listing itself is cached 30 s). "Kept out" is swept on the same beat.
+   * One reconciliation pass on `listing` (a host listing of root sessions): what phase 1's listings
+   * and every consolidation claim run (control/forgetting.ts); exposed for tests and the benchmark.
    */
-  private reconcileSoon(listing: SessionListing, signal: AbortSignal): void {
-    if (this.disposed || this.now() - this.lastReconcile < RECONCILE_INTERVAL_MS) return
-    void this.reconcileFlight.run(async () => void (await this.reconcile(listing, signal)))?.catch((error) => this.diagnostics.error("reconcile", error))
-  }
-
-  /** Before a consolidation chooses its inputs: a fresh listing, reconciled now. */
-  private async reconcileNow(signal: AbortSignal): Promise<void> {
-    if (this.disposed) return
-    await this.reconcileFlight.settled()
-    const listing = await this.deps.host.listRootSessions({ signal })
-    await (this.reconcileFlight.run(async () => void (await this.reconcile(listing, signal))) ?? this.reconcileFlight.settled())
-  }
-
-  /**
-   * One reconciliation: "kept out" swept, then what memory holds compared with `listing` (a host
-   * listing of root sessions). Background passes call it; exposed for tests and the benchmark.
-   */
-  async reconcile(listing: SessionListing, signal: AbortSignal): Promise<ReconcileReport> {
-    this.lastReconcile = this.now()
-    this.forgetting.sweep()
-    const report = await this.reconciler.reconcile(listing, signal)
-    if (this.registered) this.catalog.instances?.touch(this.instanceId)
-    return report
+  reconcile(listing: SessionListing, signal: AbortSignal): Promise<ReconcileReport> {
+    return this.reconciler.reconcile(listing, signal)
   }
 
   /** Before when nothing of a session is learned: the last reset, or the session's own forget. */
@@ -483,7 +463,7 @@ export class Memory {
   async dispose(): Promise<void> {
     this.disposed = true
     await Promise.all([...this.pipelines.values()].map((pipeline) => pipeline.dispose()))
-    await this.reconcileFlight.settled()
+    await this.reconciler.settled()
     if (this.registered) {
       try {
         this.catalog.instances?.unregister(this.instanceId)

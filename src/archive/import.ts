@@ -140,7 +140,7 @@ function readCatalog(file: string, now: () => number): LocalChoices | undefined 
       db.exec(`PRAGMA busy_timeout = ${STORE.BUSY_TIMEOUT_MS}`)
       const has = (table: string) => db.prepare("SELECT 1 AS yes FROM sqlite_master WHERE type = 'table' AND name = $table").get({ table }) !== undefined
       const columns = (table: string) => new Set(db.prepare("SELECT name FROM pragma_table_info($table)").all<{ name: string }>({ table }).map((row) => row.name))
-      const instances = has("plugin_instances") ? new HomeInstances(db, leaseOwners(), now).live() : []
+      const instances = has("plugin_instances") ? new HomeInstances(db, leaseOwners(), now).live({ prune: false }) : []
       const forgetting = has("session_meta") && columns("session_meta").has("forgotten_before")
       const sessions = has("session_meta")
         ? db

@@ -119,11 +119,6 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
     return this.deps.catalog.require().keptOut()
   }
 
-  /** Sessions whose learned text a consolidation has yet to remove, per version that learns. */
-  forgetQueue(): Array<{ version: MemoryVersion; sessions: string[] }> {
-    return [...this.deps.pipelines.values()].flatMap((p) => (p.writes && p.store() ? [{ version: p.version, sessions: p.store()!.forgetQueue() }] : []))
-  }
-
   /** An id memory holds nothing of must be one the host has; anything else is a typo to refuse. */
   private async requireSession(sessionId: string): Promise<void> {
     const known = this.deps.catalog.store?.knows(sessionId) || [...this.deps.pipelines.values()].some((p) => p.heldOf(new Set([sessionId])).length > 0)

@@ -16,6 +16,7 @@ import type { Catalog } from "../pipeline/catalog.js"
 import type { VersionPipeline } from "../pipeline/version-pipeline.js"
 import type { MemoryMode } from "../store/memory-store.js"
 import type { MemoryVersion } from "../util/paths.js"
+import { SingleFlight } from "../util/single-flight.js"
 
 export type ForgetReason = "deleted" | "disabled" | "polluted" | "forgotten"
 
@@ -41,10 +42,10 @@ export class Forgetting {
    * Forgets what memory learned from the session, for `reason`. The session's mode is the caller's
    * (set before, for disabled and polluted). Never throws for a version whose database is not open.
    */
-  forget(sessionId: string, reason: ForgetReason): ForgetReport {
+  forget(sessionId: string, reason: ForgetReason, options: { before?: number } = {}): ForgetReport {
     const report: ForgetReport = { versions: [], queued: [] }
     for (const pipeline of this.deps.pipelines.values()) {
-      const forgotten = pipeline.forgetSession(sessionId)
+      const forgotten = pipeline.forgetSession(sessionId, options)
       if (forgotten.deleted) report.versions.push(pipeline.version)
       if (forgotten.queued) {
         report.queued.push(pipeline.version)
@@ -67,18 +68,36 @@ export class Forgetting {
   /**
    * Kept out means nothing kept, whoever set the mode and whatever put the records there: every
    * record or job of a session that is not enabled is forgotten, and a disabled session's
-   * checkpoint goes. Cheap when there is nothing to do (one indexed query per version).
+   * checkpoint goes; a record learned before a session's forget time goes too. Cheap when there is
+   * nothing to do (a few indexed queries per version).
    */
   sweep(): number {
     const store = this.deps.catalog.store
     if (!store) return 0
+    let swept = 0
     const out = new Map(store.keptOut().map((entry) => [entry.sessionId, entry.mode] as const))
-    if (!out.size) return 0
-    const held = new Set<string>()
-    for (const pipeline of this.deps.pipelines.values()) for (const id of pipeline.heldOf(new Set(out.keys()))) held.add(id)
-    for (const id of this.deps.catalog.checkpoints?.sessionsOf(new Set([...out].filter(([, mode]) => mode === "disabled").map(([id]) => id))) ?? []) held.add(id)
-    for (const id of held) this.forget(id, out.get(id) === "polluted" ? "polluted" : "disabled")
-    return held.size
+    if (out.size) {
+      const held = new Set<string>()
+      for (const pipeline of this.deps.pipelines.values()) for (const id of pipeline.heldOf(new Set(out.keys()))) held.add(id)
+      for (const id of this.deps.catalog.checkpoints?.sessionsOf(new Set([...out].filter(([, mode]) => mode === "disabled").map(([id]) => id))) ?? []) held.add(id)
+      for (const id of held) this.forget(id, out.get(id) === "polluted" ? "polluted" : "disabled")
+      swept += held.size
+    }
+    // A session forgotten on request keeps nothing learned before its forget time, wherever a record
+    // of that time came from; what it said later stays.
+    const forgotten = store.forgottenBefore()
+    if (forgotten.size) {
+      const stale = new Set<string>()
+      for (const pipeline of this.deps.pipelines.values()) for (const id of pipeline.learnedBefore(forgotten)) stale.add(id)
+      for (const id of stale) {
+        for (const pipeline of this.deps.pipelines.values()) {
+          const forgottenHere = pipeline.forgetSession(id, { before: forgotten.get(id)! })
+          if (forgottenHere.queued) this.deps.catalog.reviews?.clear(pipeline.version)
+        }
+      }
+      swept += stale.size
+    }
+    return swept
   }
 }
 
@@ -101,10 +120,12 @@ export function reasonOfMode(mode: MemoryMode): ForgetReason | undefined {
 export interface ReconcilerDeps {
   host: Host
   forgetting: Forgetting
-  /** Every session memory holds a record, job or checkpoint of. */
+  /** Every session memory holds a record or checkpoint of, from this host. */
   known: () => Set<string>
   diagnostics: Diagnostics
   now: () => number
+  /** After each pass (the instance refreshes its registration with the home). */
+  afterPass?: () => void
 }
 
 export interface ReconcileReport {
@@ -124,6 +145,8 @@ export const RECONCILE = Object.freeze({
   CONCURRENCY: 4,
   /** A session found by look-up is not looked up again for this long. */
   PRESENT_TTL_MS: 6 * 60 * 60 * 1000,
+  /** Passes riding on phase-1 listings run at most this often per instance (the listing is cached 30 s). */
+  INTERVAL_MS: 60_000,
 })
 
 /**
@@ -136,10 +159,39 @@ export const RECONCILE = Object.freeze({
 export class Reconciler {
   /** Sessions the host confirmed although its listing left them out: when, per session. */
   private readonly present = new Map<string, number>()
+  private readonly flight = new SingleFlight<ReconcileReport>()
+  private last = Number.NEGATIVE_INFINITY
 
   constructor(private readonly deps: ReconcilerDeps) {}
 
+  /** A phase-1 listing arrived: a pass in the background, unless one ran within INTERVAL_MS. */
+  soon(listing: SessionListing, signal: AbortSignal): void {
+    if (this.deps.now() - this.last < RECONCILE.INTERVAL_MS) return
+    void this.flight.run(() => this.reconcile(listing, signal))?.catch((error) => this.deps.diagnostics.error("reconcile", error))
+  }
+
+  /** Before a consolidation chooses its inputs: a pass on a fresh listing, whatever ran before. */
+  async fresh(signal: AbortSignal): Promise<void> {
+    await this.flight.settled()
+    const listing = await this.deps.host.listRootSessions({ signal })
+    await (this.flight.run(() => this.reconcile(listing, signal)) ?? this.flight.settled())
+  }
+
+  /** Resolves once the pass in flight, if any, is over. */
+  settled(): Promise<void> {
+    return this.flight.settled()
+  }
+
+  /** One pass: "kept out" swept, then what memory holds compared with `listing`. */
   async reconcile(listing: SessionListing, signal: AbortSignal): Promise<ReconcileReport> {
+    this.last = this.deps.now()
+    this.deps.forgetting.sweep()
+    const report = await this.compare(listing, signal)
+    this.deps.afterPass?.()
+    return report
+  }
+
+  private async compare(listing: SessionListing, signal: AbortSignal): Promise<ReconcileReport> {
     const report: ReconcileReport = { outcome: "done", missing: 0, forgotten: [], present: 0 }
     if (!listing.complete) return { ...report, outcome: "partial_listing" }
     const now = this.deps.now()

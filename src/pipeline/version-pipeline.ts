@@ -227,8 +227,8 @@ export class VersionPipeline {
    * consolidation, which may run within minutes (phase2-jobs.ts); the run is started here when this
    * instance runs phase 2.
    */
-  forgetSession(sessionId: string): { deleted: boolean; queued: boolean } {
-    const forgotten = this.tables?.phase2.forgetSession(sessionId, { queue: this.deps.writes }) ?? { deleted: false, queued: false }
+  forgetSession(sessionId: string, options: { before?: number } = {}): { deleted: boolean; queued: boolean } {
+    const forgotten = this.tables?.phase2.forgetSession(sessionId, { queue: this.deps.writes, ...options }) ?? { deleted: false, queued: false }
     if (forgotten.queued) this.phase2?.trigger()
     return forgotten
   }
@@ -236,6 +236,11 @@ export class VersionPipeline {
   /** Every session this version holds a record of from the host (reconciliation's candidates). */
   knownSessions(): string[] {
     return this.tables?.phase2.knownSessions(this.deps.host.kind) ?? []
+  }
+
+  /** Which forgotten sessions still have a record from before their forget time. */
+  learnedBefore(forgotten: ReadonlyMap<string, number>): string[] {
+    return this.tables?.phase2.learnedBefore(forgotten) ?? []
   }
 
   /** Which of `sessions` this version holds a record or job of. */

@@ -55,12 +55,15 @@ export class HomeInstances {
     this.db.prepare("DELETE FROM plugin_instances WHERE instance_id = $id").run({ id: instanceId })
   }
 
-  /** Registrations whose process may still be running; rows known to be gone are dropped on the way. */
-  live(): LiveInstance[] {
+  /**
+   * Registrations whose process may still be running. Rows known to be gone are dropped on the way,
+   * unless `prune` is false (a check that promises to change nothing).
+   */
+  live(options: { prune?: boolean } = {}): LiveInstance[] {
     const live: LiveInstance[] = []
     for (const row of this.db.prepare("SELECT * FROM plugin_instances ORDER BY started_at, instance_id").all<Row>()) {
       if (this.gone(row)) {
-        this.db.prepare("DELETE FROM plugin_instances WHERE instance_id = $id").run({ id: row.instance_id })
+        if (options.prune !== false) this.db.prepare("DELETE FROM plugin_instances WHERE instance_id = $id").run({ id: row.instance_id })
         continue
       }
       live.push({ pid: Number(row.pid), host: row.host, startedAt: Number(row.started_at), seenAt: Number(row.seen_at) })

@@ -318,14 +318,19 @@ export class Phase2Jobs {
    * enqueued and, unless `queue` is false (a version that no longer learns), the session joins the
    * forget queue, which lets the next consolidation run within minutes instead of hours.
    */
-  forgetSession(sessionId: string, options: { queue?: boolean } = {}): { deleted: boolean; queued: boolean } {
+  forgetSession(sessionId: string, options: { queue?: boolean; before?: number } = {}): { deleted: boolean; queued: boolean } {
     return immediate(this.db, () => {
-      // The session's own record and those of the segments its compactions closed.
+      // The session's own record and those of the segments its compactions closed; with `before`,
+      // only what was learned from activity before that time (what a forget covers), and the jobs
+      // whose success it was.
+      const older = options.before === undefined ? "" : "AND source_updated_at < $before"
+      const olderJobs = options.before === undefined ? "" : "AND COALESCE(last_success_watermark, input_watermark, 0) < $before"
+      const params = { id: sessionId, ...(options.before === undefined ? {} : { before: options.before }) }
       const output = this.db
-        .prepare(`SELECT COUNT(*) AS n, MAX(selected_for_phase2) AS selected FROM stage1_outputs WHERE ${keyOfSession("session_id")}`)
-        .get<{ n: number; selected: number | null }>({ id: sessionId })
-      this.db.prepare(`DELETE FROM stage1_outputs WHERE ${keyOfSession("session_id")}`).run({ id: sessionId })
-      this.db.prepare(`DELETE FROM jobs WHERE kind IN ($kind, $capture) AND ${keyOfSession("job_key")}`).run({ kind: JOBS.STAGE1, capture: JOBS.CAPTURE, id: sessionId })
+        .prepare(`SELECT COUNT(*) AS n, MAX(selected_for_phase2) AS selected FROM stage1_outputs WHERE ${keyOfSession("session_id")} ${older}`)
+        .get<{ n: number; selected: number | null }>(params)
+      this.db.prepare(`DELETE FROM stage1_outputs WHERE ${keyOfSession("session_id")} ${older}`).run(params)
+      this.db.prepare(`DELETE FROM jobs WHERE kind IN ($kind, $capture) AND ${keyOfSession("job_key")} ${olderJobs}`).run({ ...params, kind: JOBS.STAGE1, capture: JOBS.CAPTURE })
       const found = Number(output?.n ?? 0) > 0
       const queued = found && Number(output?.selected ?? 0) !== 0
       if (queued) {
@@ -357,6 +362,21 @@ export class Phase2Jobs {
     return this.db
       .prepare(`SELECT DISTINCT ${sessionOfColumn("session_id")} AS id FROM stage1_outputs WHERE COALESCE(host, 'opencode1') = $host`)
       .all<{ id: string }>({ host })
+      .map((row) => row.id)
+  }
+
+  /**
+   * Which sessions of `forgotten` (session -> its forget time) still have a record learned from
+   * before that time: one an import brought back, say.
+   */
+  learnedBefore(forgotten: ReadonlyMap<string, number>): string[] {
+    if (!forgotten.size) return []
+    return this.db
+      .prepare(
+        `SELECT DISTINCT f.key AS id FROM stage1_outputs AS o JOIN json_each($forgotten) AS f
+           ON ${sessionOfColumn("o.session_id")} = f.key AND o.source_updated_at < f.value`,
+      )
+      .all<{ id: string }>({ forgotten: JSON.stringify(Object.fromEntries(forgotten)) })
       .map((row) => row.id)
   }
 
