@@ -133,11 +133,12 @@ export class Memory {
       ...(replaceUnsupported ? ['option "checkpoint.mode" = "replace": OpenCode 1.x always runs its own compaction model; the checkpoint view joins it instead (as "augment")'] : []),
     ]
     const dual = options.generate_memories && options.dual_write
-    // Every memory folder and database of the home: a tool call that reads one is memory's own text.
-    const memoryFiles = VERSIONS.flatMap((version) => {
-      const paths = memoryPaths(home.home, home.source, version)
-      return [paths.memoryRoot, paths.db]
-    })
+    // The home and every memory folder and database in it: a tool call that reads one is memory's own text.
+    const ownFiles = {
+      paths: [home.home, ...VERSIONS.flatMap((version) => [memoryPaths(home.home, home.source, version).memoryRoot, memoryPaths(home.home, home.source, version).db])],
+      homedir: deps.homedir,
+      ...(deps.env.XDG_DATA_HOME ? { dataHome: deps.env.XDG_DATA_HOME } : {}),
+    }
     const pipelines = new Map<MemoryVersion, VersionPipeline>()
     for (const version of VERSIONS) {
       const pipeline = new VersionPipeline({
@@ -162,8 +163,7 @@ export class Memory {
         ...(deps.passive ? { passive: true } : {}),
         extensions: interop.forVersion(version),
         learningWindow: () => this.learningWindow(),
-        memoryPaths: memoryFiles,
-        homedir: deps.homedir,
+        ownFiles,
         onDiscovered: (listing, signal) => {
           if (!this.disposed) this.reconciler.soon(listing, signal)
         },

@@ -46,7 +46,8 @@ export class Forgetting {
     const report: ForgetReport = { versions: [], queued: [] }
     for (const pipeline of this.deps.pipelines.values()) {
       const forgotten = pipeline.forgetSession(sessionId, options)
-      if (forgotten.deleted) report.versions.push(pipeline.version)
+      // A version whose folder still holds the session forgets it too, records or not.
+      if (forgotten.deleted || forgotten.queued) report.versions.push(pipeline.version)
       if (forgotten.queued) {
         report.queued.push(pipeline.version)
         // Any earlier review of this version may show the session's text among the lines it added.

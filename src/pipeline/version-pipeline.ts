@@ -27,6 +27,7 @@ import { VersionStore } from "../store/version-store.js"
 import type { RateLimitBreaker } from "../write/breaker.js"
 import { Phase1 } from "../write/phase1.js"
 import { Phase2 } from "../write/phase2.js"
+import type { OwnFiles } from "../write/own-output.js"
 import type { WorkspaceExtension } from "../write/workspace-extension.js"
 import { renderWorkspaceDiff } from "../write/workspace-diff.js"
 import type { VersionSnapshot } from "../control/inspect.js"
@@ -66,9 +67,8 @@ export interface PipelineDeps {
   extensions: readonly WorkspaceExtension[]
   /** Read once per pass: before when nothing of a session is learned (a reset, a forget), if ever. */
   learningWindow?: () => (sessionId: string) => number | undefined
-  /** Every memory folder and database of the home: transcripts leave out tool calls that read them. */
-  memoryPaths?: readonly string[]
-  homedir?: string
+  /** Memory's own files: transcripts leave out tool calls that read them. */
+  ownFiles?: OwnFiles
   /** Each fresh listing phase 1 makes, for reconciliation. */
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
   /** Reconciliation before a consolidation chooses its inputs. */
@@ -131,8 +131,7 @@ export class VersionPipeline {
     this.phase1 = new Phase1({
       ...common,
       ...(deps.learningWindow ? { learningWindow: deps.learningWindow } : {}),
-      ...(deps.memoryPaths ? { memoryPaths: deps.memoryPaths } : {}),
-      ...(deps.homedir ? { homedir: deps.homedir } : {}),
+      ...(deps.ownFiles ? { ownFiles: deps.ownFiles } : {}),
       ...(deps.onDiscovered ? { onDiscovered: deps.onDiscovered } : {}),
       strategy: spec.extraction,
       jobs: () => this.tables?.stage1,

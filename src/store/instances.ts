@@ -76,12 +76,28 @@ export class HomeInstances {
     if (row.boot === this.owners.self.boot) return false
     // Another boot of this machine: whatever ran then has stopped. The same boot in another PID
     // namespace (a container) cannot be checked from here, so it counts like another machine.
-    if (row.host === this.hostname && machineBoot(row.boot) !== machineBoot(this.owners.self.boot)) return true
+    if (row.host === this.hostname && otherBoot(row.boot, this.owners.self.boot)) return true
     return this.now() - Number(row.seen_at) > FOREIGN_INSTANCE_TTL_MS
   }
 }
 
-/** The boot of the machine, without the PID namespace leaseBoot() appends on Linux. */
-function machineBoot(boot: string): string {
-  return boot.startsWith("host:") ? boot : (boot.split(" ")[0] ?? boot)
+/** Boot times a minute apart may be one boot (leaseBoot rounds them): only more counts as another. */
+const BOOT_TIME_SLACK_MS = 2 * 60_000
+
+/**
+ * Whether two boot names are surely different boots of one machine: Linux boot ids differ (the PID
+ * namespace leaseBoot() appends aside), or, where boots are named by their time, the times are
+ * further apart than the rounding could make them.
+ */
+function otherBoot(a: string, b: string): boolean {
+  const timeA = bootTime(a)
+  const timeB = bootTime(b)
+  if (timeA !== undefined || timeB !== undefined) return timeA !== undefined && timeB !== undefined && Math.abs(timeA - timeB) > BOOT_TIME_SLACK_MS
+  return (a.split(" ")[0] ?? a) !== (b.split(" ")[0] ?? b)
+}
+
+function bootTime(boot: string): number | undefined {
+  const match = /^host:.* booted:(\S+)$/.exec(boot)
+  const at = match ? Date.parse(match[1]!) : Number.NaN
+  return Number.isFinite(at) ? at : undefined
 }

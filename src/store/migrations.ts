@@ -18,7 +18,14 @@ const FORGET_QUEUE = `
       CREATE TABLE forget_queue (
         session_id TEXT PRIMARY KEY,
         queued_at  INTEGER NOT NULL
-      );`
+      );
+
+      -- The sessions the last consolidation consumed, i.e. those the memory folder holds text of,
+      -- kept even when their records are replaced (a compaction's segment) or dropped (nothing left
+      -- to remember) before the next consolidation. Seeded from the records the last one selected.
+      CREATE TABLE consolidated_sessions (session_id TEXT PRIMARY KEY);
+      INSERT INTO consolidated_sessions (session_id)
+        SELECT DISTINCT substr(session_id, 1, instr(session_id || '#', '#') - 1) FROM stage1_outputs WHERE selected_for_phase2 <> 0;`
 
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   {

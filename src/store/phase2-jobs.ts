@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto"
 import { JOBS, STAGE_TWO } from "../constants.js"
 import { immediate } from "./database.js"
-import { keyOfSession, sessionOfColumn } from "./record-keys.js"
+import { keyOfSession, sessionOfColumn, sessionOfKey } from "./record-keys.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { cut, queuePhase2 } from "./stage1-jobs.js"
@@ -332,9 +332,13 @@ export class Phase2Jobs {
       this.db.prepare(`DELETE FROM stage1_outputs WHERE ${keyOfSession("session_id")} ${older}`).run(params)
       this.db.prepare(`DELETE FROM jobs WHERE kind IN ($kind, $capture) AND ${keyOfSession("job_key")} ${olderJobs}`).run({ ...params, kind: JOBS.STAGE1, capture: JOBS.CAPTURE })
       const found = Number(output?.n ?? 0) > 0
-      const queued = found && Number(output?.selected ?? 0) !== 0
+      // The folder holds what the last consolidation consumed, even of a record replaced since (a
+      // compaction's segment) or dropped (nothing left to remember); a forget by time covers only
+      // records it deleted.
+      const consolidated = options.before === undefined && this.db.prepare("SELECT 1 AS yes FROM consolidated_sessions WHERE session_id = $id").get({ id: sessionId }) !== undefined
+      const queued = (found && Number(output?.selected ?? 0) !== 0) || consolidated
       if (queued) {
-        queuePhase2(this.db, this.now())
+        queuePhase2(this.db, this.now(), { keepBackoff: true })
         if (options.queue !== false) {
           this.db
             .prepare("INSERT INTO forget_queue (session_id, queued_at) VALUES ($id, $now) ON CONFLICT (session_id) DO UPDATE SET queued_at = excluded.queued_at")
@@ -421,6 +425,9 @@ export class Phase2Jobs {
          WHERE selected_for_phase2 <> 0 OR selected_for_phase2_source_updated_at IS NOT NULL`,
       )
       .run()
+    this.db.prepare("DELETE FROM consolidated_sessions").run()
+    const held = this.db.prepare("INSERT INTO consolidated_sessions (session_id) VALUES ($id) ON CONFLICT (session_id) DO NOTHING")
+    for (const snapshot of consumed) held.run({ id: sessionOfKey(snapshot.sessionId) })
     // An output is only ever replaced by a newer one, so ">=" finds the consumed snapshot or its successor.
     const mark = this.db.prepare(
       `UPDATE stage1_outputs SET selected_for_phase2 = 1, selected_for_phase2_source_updated_at = $at

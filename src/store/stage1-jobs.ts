@@ -279,20 +279,21 @@ export class Stage1Jobs {
 
 /**
  * The body of enqueuePhase2, for callers already inside a transaction (stage-1 successes here,
- * forgetting a session in phase2-jobs.ts).
+ * forgetting a session in phase2-jobs.ts). `keepBackoff`: the retry delay of a failed run stays
+ * (forgetting: a consolidator that keeps failing is not run again for every deletion).
  */
-export function queuePhase2(db: SqlDatabase, watermark: number): void {
+export function queuePhase2(db: SqlDatabase, watermark: number, options: { keepBackoff?: boolean } = {}): void {
   db.prepare(
     `INSERT INTO jobs (kind, job_key, status, retry_remaining, input_watermark)
      VALUES ($kind, $key, 'pending', $retries, $watermark)
      ON CONFLICT (kind, job_key) DO UPDATE SET
        status = CASE WHEN status = 'running' THEN 'running' ELSE 'pending' END,
-       retry_at = CASE WHEN status = 'running' THEN retry_at ELSE NULL END,
+       retry_at = CASE WHEN status = 'running' OR $keep = 1 THEN retry_at ELSE NULL END,
        input_watermark = CASE
          WHEN input_watermark IS NULL OR excluded.input_watermark > input_watermark THEN excluded.input_watermark
          ELSE input_watermark + 1
        END`,
-  ).run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, retries: JOBS.RETRIES, watermark })
+  ).run({ kind: JOBS.PHASE2, key: JOBS.PHASE2_KEY, retries: JOBS.RETRIES, watermark, keep: options.keepBackoff ? 1 : 0 })
 }
 
 const isLive = (leaseUntil: number | null, now: number): boolean => leaseUntil !== null && leaseUntil > now

@@ -157,6 +157,7 @@ export class VersionStore {
       const outputs = this.db.prepare("DELETE FROM stage1_outputs").run().changes
       const jobs = this.db.prepare("DELETE FROM jobs").run().changes
       this.db.prepare("DELETE FROM forget_queue").run()
+      this.db.prepare("DELETE FROM consolidated_sessions").run()
       if (this.hasProgress()) this.db.prepare("DELETE FROM consolidation_progress").run()
       this.db
         .prepare(

@@ -26,7 +26,8 @@ export function summarizeConsolidation(given: readonly Change[], final: readonly
 }
 
 /** A rollout summary's name: `<time>-<hash>` is the session's, `-<slug>` is words about it. */
-const SUMMARY_NAME = /^(rollout_summaries\/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9A-Za-z]{4})-[a-z0-9_]+((?:-\d+)?\.md)$/
+// A slug holds a letter or "_": a bare number after the hash is a collision suffix (`-2`), kept.
+const SUMMARY_NAME = /^(rollout_summaries\/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9A-Za-z]{4})-[a-z0-9_]*[a-z_][a-z0-9_]*((?:-\d+)?\.md)$/
 
 /**
  * What a review keeps, so that nothing a consolidation removed survives in it: every removed line

@@ -14,7 +14,7 @@ import type { SpendPhase, Usage } from "../store/ledger.js"
 import type { RedactionStage } from "../store/memory-store.js"
 import type { Stage1ClaimOutcome, Stage1Jobs } from "../store/stage1-jobs.js"
 import { jsonFromReply } from "./generate-prompt.js"
-import { ownToolCalls } from "./own-output.js"
+import { ownToolCalls, type OwnFiles } from "./own-output.js"
 import { sessionOfKey, splitSegments } from "./segments.js"
 import { sanitizeSession } from "./session-input.js"
 import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
@@ -46,10 +46,8 @@ export interface ExtractionContext {
   recordRedactions?: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
   /** The spend ledger: what each helper session cost, as the host reports it. */
   recordUsage?: (phase: SpendPhase, usage: Usage) => void
-  /** Every memory folder and database of the home: tool calls reading them are left out of transcripts. */
-  memoryPaths?: readonly string[]
-  /** The user's home folder, for `~/` paths in tool inputs. */
-  homedir?: string
+  /** Memory's own files: tool calls reading them are left out of transcripts (own-output.ts). */
+  ownFiles?: OwnFiles
   /**
    * The time before which nothing of the session is learned (the last reset, or the session's own
    * forget), if any: its older messages are left out.
@@ -106,7 +104,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       messages: messages as never,
       input,
       budgetTokens: transcriptBudget(contextLimit),
-      ...(ctx.memoryPaths ? { ownTool: ownToolCalls(ctx.memoryPaths, { ...(ctx.homedir ? { homedir: ctx.homedir } : {}), directory: session.directory }) } : {}),
+      ...(ctx.ownFiles ? { ownTool: ownToolCalls(ctx.ownFiles, session.directory) } : {}),
     })
     if (built.empty) return emptySession()
     // A host with a tool-less completion gets the whole request as one prompt; others a helper session.

@@ -9,6 +9,16 @@ import { MEMORY_TOOL_NAMES } from "../constants.js"
 /** Whether a finished tool call's result is memory's own text. */
 export type OwnToolCall = (tool: string, input: unknown) => boolean
 
+/** Where memory's own files are, and how a tool input may spell them. */
+export interface OwnFiles {
+  /** The memory home and every memory folder and database in it, absolute. */
+  paths: readonly string[]
+  /** The user's home folder (`~/`, `$HOME/`). */
+  homedir?: string
+  /** XDG_DATA_HOME, when set (`$XDG_DATA_HOME/`). */
+  dataHome?: string
+}
+
 /** How the transcript shows such a call instead of its input and result. */
 export function ownToolLine(tool: string): string {
   return MEMORY_TOOL_NAMES.includes(tool)
@@ -21,26 +31,33 @@ const MAX_STRINGS = 64
 const MAX_DEPTH = 4
 
 /**
- * `paths`: every memory folder and memory database of the home, absolute. A call is memory's own
- * when it is one of the plugin's tools, or when any string of its input names something inside
- * one of `paths`: absolute, as `~/...`, inside a command line, or relative to the session's folder.
+ * `paths`: the memory home and every memory folder and database in it, absolute. A call is
+ * memory's own when it is one of the plugin's tools, or when any string of its input names
+ * something inside one of `paths` (a database's `-wal` and `-shm` files included): absolute, from
+ * the home folder as `~/`, `$HOME/` or `${HOME}/` (or `$XDG_DATA_HOME/` when given), inside a command
+ * line, or relative to the session's folder. A search of the memory home reads the folders in it.
  */
-export function ownToolCalls(paths: readonly string[], options: { homedir?: string; directory?: string } = {}): OwnToolCall {
-  const roots = paths.map((p) => path.resolve(p))
+export function ownToolCalls(files: OwnFiles, directory?: string): OwnToolCall {
+  const options = { ...files, directory }
+  const roots = files.paths.map((p) => path.resolve(p))
   const needles = new Set<string>()
-  for (const root of roots) {
-    needles.add(root)
-    if (options.homedir) {
-      const home = path.resolve(options.homedir)
-      if (root.startsWith(home + path.sep)) needles.add(`~${root.slice(home.length)}`)
-    }
+  const spelled = (base: string | undefined, names: readonly string[]) => {
+    if (!base) return
+    const resolved = path.resolve(base)
+    for (const root of roots) if (root.startsWith(resolved + path.sep)) for (const name of names) needles.add(`${name}${root.slice(resolved.length)}`)
   }
-  const inside = (candidate: string) => roots.some((root) => candidate === root || candidate.startsWith(root + path.sep))
+  for (const root of roots) needles.add(root)
+  spelled(options.homedir, ["~", "$HOME", "${HOME}"])
+  spelled(options.dataHome, ["$XDG_DATA_HOME", "${XDG_DATA_HOME}"])
+  // A longer name that merely starts like a root (`memories_old`, `memories-bak`) is not inside
+  // it; a database's sidecars (`memory.db-wal`) are part of it.
+  const ends = (needle: string) => (needle.endsWith(".db") ? /[\w.]/ : /[\w.-]/)
+  const inside = (candidate: string) => roots.some((root) => candidate === root || candidate.startsWith(root + path.sep) || (root.endsWith(".db") && candidate.startsWith(`${root}-`)))
   const names = (text: string): boolean => {
     for (const needle of needles) {
-      // A longer name that merely starts like a root (`memories_old`) is not inside it.
+      const boundary = ends(needle)
       for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-        if (!/[\w.-]/.test(text.charAt(at + needle.length))) return true
+        if (!boundary.test(text.charAt(at + needle.length))) return true
       }
     }
     // A bare relative path, resolved where the session runs.

@@ -18,6 +18,7 @@ import { runExtraction, type ExtractionContext } from "./extraction-job.js"
 import type { PassReport } from "./phase1-results.js"
 import type { ExtractionStrategy } from "./extraction-strategy.js"
 import { isHelperSession } from "./helper-sessions.js"
+import type { OwnFiles } from "./own-output.js"
 import { captureSegments, type CaptureReport } from "./segment-capture.js"
 import { breakerScope, type RateLimitBreaker } from "./breaker.js"
 
@@ -56,9 +57,8 @@ export interface Phase1Deps {
    * own forget), if ever.
    */
   learningWindow?: () => (sessionId: string) => number | undefined
-  /** Every memory folder and database of the home: transcripts leave out tool calls that read them. */
-  memoryPaths?: readonly string[]
-  homedir?: string
+  /** Memory's own files: transcripts leave out tool calls that read them. */
+  ownFiles?: OwnFiles
   /** Each fresh listing of the host's sessions, for reconciliation (the instance throttles it). */
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
 }

@@ -178,7 +178,7 @@ describe("export and import", () => {
     expect(Object.keys(archive.databases["memory.db"].tables)).toEqual(
       expect.arrayContaining(["cited_files", "citation_parts", "jobs", "memory_session_versions", "redaction_log", "session_checkpoints", "session_meta", "stage1_outputs"]),
     )
-    expect(Object.keys(archive.databases["memory_v2.db"]!.tables)).toEqual(["consolidation_progress", "forget_queue", "jobs", "stage1_outputs"])
+    expect(Object.keys(archive.databases["memory_v2.db"]!.tables)).toEqual(["consolidated_sessions", "consolidation_progress", "forget_queue", "jobs", "stage1_outputs"])
     expect(archive.files.map((file) => file.path)).toEqual([
       "memories/MEMORY.md",
       "memories/blob.bin",

@@ -101,7 +101,7 @@ describe("dual-write", () => {
       { session_id: "ses_a", raw_memory: "", rollout_summary: "V2 summary: alpha" },
       { session_id: "ses_b", raw_memory: "", rollout_summary: "V2 summary: beta" },
     ])
-    expect(tables(second)).toEqual(["consolidation_progress", "forget_queue", "jobs", "stage1_outputs"])
+    expect(tables(second)).toEqual(["consolidated_sessions", "consolidation_progress", "forget_queue", "jobs", "stage1_outputs"])
     expect(tables(catalog)).not.toContain("consolidation_progress")
 
     // Jobs: both versions have their own stage-1 jobs and their own global consolidation row.

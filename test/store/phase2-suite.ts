@@ -88,6 +88,8 @@ interface Seed {
   usage?: number
   lastUsage?: number | null
   selectedAt?: number | null
+  /** The host column: NULL (the default) is a record from before hosts were recorded. */
+  host?: string | null
 }
 
 function tempFile(): string {
@@ -146,8 +148,8 @@ function seedOutput(jobs: Phase2Jobs, sessionId: string, seed: Seed): void {
   jobs.db
     .prepare(
       `INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at,
-                                   usage_count, last_usage, selected_for_phase2, selected_for_phase2_source_updated_at)
-       VALUES ($id, $at, $raw, $summary, 'slug', '/work/app', $at, $usage, $lastUsage, $selected, $selectedAt)`,
+                                   usage_count, last_usage, selected_for_phase2, selected_for_phase2_source_updated_at, host)
+       VALUES ($id, $at, $raw, $summary, 'slug', '/work/app', $at, $usage, $lastUsage, $selected, $selectedAt, $host)`,
     )
     .run({
       id: sessionId,
@@ -158,6 +160,7 @@ function seedOutput(jobs: Phase2Jobs, sessionId: string, seed: Seed): void {
       lastUsage: seed.lastUsage ?? null,
       selected: seed.selectedAt === undefined || seed.selectedAt === null ? 0 : 1,
       selectedAt: seed.selectedAt ?? null,
+      host: seed.host ?? null,
     })
 }
 
@@ -169,6 +172,11 @@ function seedStage1Done(jobs: Phase2Jobs, sessionId: string, watermark: number):
        VALUES ($kind, $id, 'done', 1, 3, $watermark, $watermark, 1)`,
     )
     .run({ kind: JOBS.STAGE1, id: sessionId, watermark })
+}
+
+/** Seeds a pending job of any kind (a queued extraction, a segment capture). */
+function seedJob(jobs: Phase2Jobs, kind: string, key: string): void {
+  jobs.db.prepare("INSERT INTO jobs (kind, job_key, status, retry_remaining) VALUES ($kind, $key, 'pending', 3)").run({ kind, key })
 }
 
 /** Compares only the fields `expected` names. */
@@ -798,6 +806,283 @@ export const phase2Cases: Phase2Case[] = [
       assertFields(phase2Job(jobs), { status: "pending", input_watermark: clock.now })
       assert.deepEqual(outputIds(jobs), ["ses_other"])
       assert.deepEqual(jobs.forgetSession("ses_consolidated"), { deleted: false, queued: false })
+    }),
+  },
+  {
+    name: "a session the last consolidation consumed is queued for forgetting even after its record was replaced by a segment's or dropped as empty",
+    run: scenario(({ clock, connect, enqueue, stage1 }) => {
+      const jobs = connect()
+      const phase1 = stage1(jobs)
+      seedOutput(jobs, "ses_compacted", { at: 500 })
+      seedOutput(jobs, "ses_emptied", { at: 500 })
+      enqueue(jobs, 500)
+      const run = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.succeed(run.token, run.watermark, [{ sessionId: "ses_compacted", sourceUpdatedAt: 500 }, { sessionId: "ses_emptied", sourceUpdatedAt: 500 }]), true)
+      // After the consolidation, a compaction's segment supersedes the open record, and a
+      // re-extraction of the other session finds nothing worth keeping: no record was selected.
+      clock.now += 1_000
+      const segment = phase1.claim({ sessionId: "ses_compacted#1", updatedAt: 600 }, { workerId: "w", maxRunning: 9 })
+      assert.equal(segment.type === "claimed" && phase1.succeed("ses_compacted#1", segment.token, { rawMemory: "r", rolloutSummary: "s", slug: null, cwd: null }), true)
+      const again = phase1.claim({ sessionId: "ses_emptied", updatedAt: 700 }, { workerId: "w", maxRunning: 9 })
+      assert.equal(again.type === "claimed" && phase1.succeedNoOutput("ses_emptied", again.token), true)
+      assert.deepEqual(outputIds(jobs), ["ses_compacted#1"])
+      // The folder still holds both: forgetting either hurries the consolidation that removes it.
+      assert.deepEqual(jobs.forgetSession("ses_compacted"), { deleted: true, queued: true })
+      assert.deepEqual(jobs.forgetSession("ses_emptied"), { deleted: false, queued: true })
+      assert.deepEqual(ids(jobs.pendingForgets()), ["ses_compacted", "ses_emptied"])
+      // A consolidation that no longer had them settles the queue and no longer counts them.
+      clock.now += JOBS.FORGET_INTERVAL_MS
+      const forgetting = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.succeed(forgetting.token, forgetting.watermark, [], clock.now), true)
+      assert.deepEqual(jobs.pendingForgets(), [])
+      assert.deepEqual(jobs.forgetSession("ses_emptied"), { deleted: false, queued: false })
+    }),
+  },
+  {
+    name: "forgetting a record the last consolidation selected queues its session to be forgotten; an unselected one, or a version told not to queue, leaves the queue alone",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_selected", { at: 500, selectedAt: 500 })
+      seedOutput(jobs, "ses_unselected", { at: 600 })
+      seedOutput(jobs, "ses_no_queue", { at: 700, selectedAt: 700 })
+      // Only one segment of a compacted session was selected: the session still counts as consolidated.
+      seedOutput(jobs, "ses_compacted#1", { at: 800, selectedAt: 800 })
+      seedOutput(jobs, "ses_compacted#2.1", { at: 900 })
+
+      const firstAt = clock.now
+      assert.deepEqual(jobs.forgetSession("ses_selected"), { deleted: true, queued: true })
+      assert.deepEqual(jobs.pendingForgets(), [{ sessionId: "ses_selected", queuedAt: firstAt }])
+
+      clock.now += 1_000
+      assert.deepEqual(jobs.forgetSession("ses_unselected"), { deleted: true, queued: false })
+      assert.deepEqual(jobs.pendingForgets(), [{ sessionId: "ses_selected", queuedAt: firstAt }])
+
+      // A version that no longer learns deletes the record, and no consolidation is hurried for it.
+      assert.deepEqual(jobs.forgetSession("ses_no_queue", { queue: false }), { deleted: true, queued: true })
+      assert.deepEqual(outputIds(jobs), ["ses_compacted#1", "ses_compacted#2.1"])
+      assert.deepEqual(jobs.pendingForgets(), [{ sessionId: "ses_selected", queuedAt: firstAt }])
+
+      // The queue holds the session, not its record keys.
+      clock.now += 1_000
+      assert.deepEqual(jobs.forgetSession("ses_compacted"), { deleted: true, queued: true })
+      assert.deepEqual(outputIds(jobs), [])
+      assert.deepEqual(jobs.pendingForgets(), [
+        { sessionId: "ses_selected", queuedAt: firstAt },
+        { sessionId: "ses_compacted", queuedAt: clock.now },
+      ])
+
+      // A session selected again (an import brought its record back) and forgotten again waits from the later forget.
+      seedOutput(jobs, "ses_selected", { at: 1_000, selectedAt: 1_000 })
+      clock.now += 1_000
+      jobs.forgetSession("ses_selected")
+      assert.deepEqual(jobs.pendingForgets(), [
+        { sessionId: "ses_compacted", queuedAt: clock.now - 1_000 },
+        { sessionId: "ses_selected", queuedAt: clock.now },
+      ])
+    }),
+  },
+  {
+    name: "a session waiting to be forgotten lets a consolidation run 5 minutes after the last success instead of 6 hours",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: START - HOUR })
+      enqueue(jobs, START - HOUR)
+      const first = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.succeed(first.token, first.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
+      const succeededAt = clock.now
+
+      clock.now = succeededAt + 60_000
+      jobs.forgetSession("ses_a")
+      const forgetAt = succeededAt + JOBS.FORGET_INTERVAL_MS
+      clock.now = forgetAt - 1
+      const early = { type: "skipped_cooldown", until: forgetAt }
+      // The look ahead says what the claim says, and claims nothing.
+      assert.deepEqual(jobs.wouldSkip(), early)
+      assert.equal(phase2Job(jobs)?.status, "pending")
+      assert.deepEqual(jobs.claim("worker-a"), early)
+
+      clock.now = forgetAt
+      assert.equal(jobs.wouldSkip(), undefined)
+      assertFields(phase2Job(jobs), { status: "pending", ownership_token: null })
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a check that found nothing does not hold back a consolidation that has a session to forget",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: START - HOUR })
+      enqueue(jobs, START - HOUR)
+      const first = claimed(jobs.claim("worker-a"))
+      jobs.succeed(first.token, first.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }])
+      clock.now += COOLDOWN
+      const check = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.finishUnchanged(check.token, check.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
+      const checkedAt = clock.now
+      clock.now += 60_000
+      assert.deepEqual(jobs.wouldSkip(), { type: "skipped_unchanged", until: checkedAt + COOLDOWN })
+
+      // Every forget path also queues phase 2; the row is put back to 'done' so that only the
+      // forget queue stands between the check and the next claim.
+      jobs.forgetSession("ses_a")
+      jobs.db.prepare("UPDATE jobs SET status = 'done' WHERE kind = $kind").run({ kind: JOBS.PHASE2 })
+      assert.equal(jobs.pendingForgets().length, 1)
+      assert.equal(jobs.wouldSkip(), undefined)
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a failure's retry backoff still holds back a consolidation that has a session to forget",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: START - HOUR })
+      enqueue(jobs, START - HOUR)
+      const first = claimed(jobs.claim("worker-a"))
+      jobs.succeed(first.token, first.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }])
+      clock.now += 60_000
+      jobs.forgetSession("ses_a")
+      clock.now += JOBS.FORGET_INTERVAL_MS
+      const attempt = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.fail(attempt.token, "agent failed"), true)
+      const retryAt = clock.now + STAGE_TWO.RETRY_DELAY_MS
+      // A failed run settled nothing: the session still waits.
+      assert.deepEqual(ids(jobs.pendingForgets()), ["ses_a"])
+
+      clock.now += JOBS.FORGET_INTERVAL_MS
+      const backoff = { type: "skipped_retry_backoff", until: retryAt }
+      assert.deepEqual(jobs.wouldSkip(), backoff)
+      assert.deepEqual(jobs.claim("worker-a"), backoff)
+      // Another deletion meanwhile does not cut the backoff short: a failing consolidator is not
+      // paid for again for every session forgotten.
+      seedOutput(jobs, "ses_b", { at: START - HOUR, selectedAt: START - HOUR })
+      assert.deepEqual(jobs.forgetSession("ses_b"), { deleted: true, queued: true })
+      assert.deepEqual(jobs.wouldSkip(), backoff)
+      clock.now = retryAt
+      assert.equal(jobs.wouldSkip(), undefined)
+      claimed(jobs.claim("worker-a"))
+    }),
+  },
+  {
+    name: "a success settles exactly the forgets queued by the time it chose its inputs, and an unchanged finish without that time settles those queued by its claim",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      for (const id of ["ses_a", "ses_b", "ses_c", "ses_d"]) seedOutput(jobs, id, { at: 500, selectedAt: 500 })
+      jobs.forgetSession("ses_a")
+      clock.now += 1_000
+      const claim = claimed(jobs.claim("worker-a"))
+      clock.now += 1_000
+      const selectedAt = clock.now
+      // Queued in the very millisecond the inputs were chosen: its record was already gone.
+      jobs.forgetSession("ses_b")
+      clock.now += 1_000
+      // Queued after: the folder this run writes may still hold it.
+      jobs.forgetSession("ses_c")
+      clock.now += 1_000
+      // A run that lost the job settles nothing.
+      assert.equal(jobs.succeed("not-the-token", claim.watermark, [], selectedAt), false)
+      assert.deepEqual(ids(jobs.pendingForgets()), ["ses_a", "ses_b", "ses_c"])
+      // ses_d stays selected, so that forgetting it later queues it.
+      assert.equal(jobs.succeed(claim.token, claim.watermark, [{ sessionId: "ses_d", sourceUpdatedAt: 500 }], selectedAt), true)
+      assert.deepEqual(ids(jobs.pendingForgets()), ["ses_c"])
+
+      clock.now += JOBS.FORGET_INTERVAL_MS
+      const check = claimed(jobs.claim("worker-a"))
+      clock.now += 1_000
+      jobs.forgetSession("ses_d")
+      assert.equal(jobs.finishUnchanged(check.token, check.watermark, []), true)
+      assert.deepEqual(ids(jobs.pendingForgets()), ["ses_d"])
+    }),
+  },
+  {
+    name: "an unchanged finish settles exactly the forgets queued by the time it chose its inputs, and a success without that time settles those queued by its claim",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      for (const id of ["ses_a", "ses_b", "ses_c", "ses_d"]) seedOutput(jobs, id, { at: 500, selectedAt: 500 })
+      jobs.forgetSession("ses_a")
+      const check = claimed(jobs.claim("worker-a"))
+      clock.now += 1_000
+      const selectedAt = clock.now
+      jobs.forgetSession("ses_b")
+      clock.now += 1
+      jobs.forgetSession("ses_c")
+      assert.equal(jobs.finishUnchanged(check.token, check.watermark, [{ sessionId: "ses_d", sourceUpdatedAt: 500 }], selectedAt), true)
+      assert.deepEqual(ids(jobs.pendingForgets()), ["ses_c"])
+
+      // The unchanged finish started no cooldown, and the queued forget opens the door at once.
+      clock.now += 1_000
+      const claim = claimed(jobs.claim("worker-a"))
+      const claimedAt = clock.now
+      clock.now += 1_000
+      jobs.forgetSession("ses_d")
+      assert.equal(jobs.succeed(claim.token, claim.watermark, []), true)
+      assert.deepEqual(jobs.pendingForgets(), [{ sessionId: "ses_d", queuedAt: claimedAt + 1_000 }])
+    }),
+  },
+  {
+    name: "reconciliation knows each session once, from its own host's records only, counting records without a host as OpenCode 1's",
+    run: scenario(({ connect }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_legacy", { at: 100 })
+      seedOutput(jobs, "ses_one", { at: 200, host: "opencode1" })
+      seedOutput(jobs, "ses_one#1", { at: 300, host: "opencode1" })
+      seedOutput(jobs, "ses_one#2.1", { at: 400, host: "opencode1" })
+      seedOutput(jobs, "ses_segments_only#1", { at: 500, host: "opencode1" })
+      seedOutput(jobs, "ses_segments_only#2.1", { at: 600, host: "opencode1" })
+      seedOutput(jobs, "ses_two", { at: 700, host: "opencode2" })
+      seedOutput(jobs, "ses_two_compacted#3.2", { at: 800, host: "opencode2" })
+      // A job without a record is nothing to compare with the host's sessions.
+      seedStage1Done(jobs, "ses_job_only", 900)
+
+      const known = (host: string) => jobs.knownSessions(host).sort()
+      assert.deepEqual(known("opencode1"), ["ses_legacy", "ses_one", "ses_segments_only"])
+      assert.deepEqual(known("opencode2"), ["ses_two", "ses_two_compacted"])
+      assert.deepEqual(known("elsewhere"), [])
+    }),
+  },
+  {
+    name: "a version holds a session when it has a record or a stage-1 or capture job of it, segments included",
+    run: scenario(({ connect, enqueue }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_record", { at: 100 })
+      seedOutput(jobs, "ses_segment#2.1", { at: 200 })
+      seedStage1Done(jobs, "ses_extracted", 300)
+      seedJob(jobs, JOBS.CAPTURE, "ses_capture#1")
+      seedOutput(jobs, "ses_not_asked", { at: 400 })
+      seedStage1Done(jobs, "ses_not_asked_job", 500)
+      // The phase-2 row is keyed too, but by no session.
+      enqueue(jobs, 600)
+
+      const held = (sessions: string[]) => jobs.heldOf(new Set(sessions)).sort()
+      assert.deepEqual(held(["ses_record", "ses_segment", "ses_extracted", "ses_capture", "ses_unknown", JOBS.PHASE2_KEY]), [
+        "ses_capture",
+        "ses_extracted",
+        "ses_record",
+        "ses_segment",
+      ])
+      // A segment's key is not a session of its own.
+      assert.deepEqual(held(["ses_segment#2.1", "ses_unknown"]), [])
+      assert.deepEqual(held([]), [])
+    }),
+  },
+  {
+    name: "a reset empties the forget queue, so the next look waits the 6-hour recheck again rather than minutes",
+    run: scenario(({ clock, connect, store }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: 500, selectedAt: 500 })
+      seedOutput(jobs, "ses_b#1", { at: 600, selectedAt: 600 })
+      jobs.forgetSession("ses_a")
+      clock.now += 1_000
+      jobs.forgetSession("ses_b")
+      assert.equal(jobs.pendingForgets().length, 2)
+
+      const resetAt = clock.now
+      // Another process resets.
+      const other = connect()
+      assert.equal(store(other).reset().type, "reset")
+      assert.deepEqual(jobs.pendingForgets(), [])
+      assert.deepEqual(other.pendingForgets(), [])
+      clock.now = resetAt + JOBS.FORGET_INTERVAL_MS
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_unchanged", until: resetAt + COOLDOWN })
     }),
   },
   {
