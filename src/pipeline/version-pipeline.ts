@@ -248,8 +248,8 @@ export class VersionPipeline {
   }
 
   /** A session moved into or out of the inputs; phase 2 looks again when this version holds a record of it. */
-  inputsMoved(sessionId: string, options: { selectedOnly?: boolean } = {}): boolean {
-    const queued = this.tables?.store.queueIfHasOutput(sessionId, options) ?? false
+  inputsMoved(sessionId: string): boolean {
+    const queued = this.tables?.store.queueIfHasOutput(sessionId) ?? false
     if (queued) this.phase2?.trigger()
     return queued
   }

@@ -1,8 +1,7 @@
 // Marking a session polluted (it used web or MCP content while disable_on_external_context is on):
-// it is never extracted and drops out of every version's consolidation inputs. The caller then
-// queues each version's phase 2 when that version's last consolidation used the session
-// (VersionStore.queueIfHasOutput with selectedOnly), so the consolidator forgets what it
-// contributed (as in Codex).
+// it is never extracted again. The caller then forgets what was learned from it
+// (control/forgetting.ts), which queues a consolidation when the folder holds something of it, so
+// the consolidator removes what it contributed (as in Codex).
 import { immediate } from "./database.js"
 import type { SqlDatabase } from "./sqlite.js"
 
