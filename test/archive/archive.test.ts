@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -12,8 +11,9 @@ import { JOBS } from "../../src/constants.js"
 import { openDatabase } from "../../src/store/database.js"
 import { leaseBoot } from "../../src/store/lease-owner.js"
 import { MIGRATIONS, V2_MIGRATIONS } from "../../src/store/migrations.js"
-import { openSqlite, type SqlDatabase } from "../../src/store/sqlite.js"
+import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { memoryPaths } from "../../src/util/paths.js"
+import { rowsOf, snapshot } from "./home-files.js"
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0)
 const now = () => NOW
@@ -89,32 +89,6 @@ function buildHome(options: { v2?: boolean } = {}): string {
   return home
 }
 
-/** Every table's rows, in rowid order. */
-function rowsOf(file: string): Record<string, Record<string, unknown>[]> {
-  const db = openSqlite(file)
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all<{ name: string }>()
-    return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]))
-  } finally {
-    db.close()
-  }
-}
-
-/** What is in a folder, recursively: file hashes, folders, symlink targets. */
-function snapshot(root: string): Record<string, string> {
-  const result: Record<string, string> = {}
-  if (!fs.existsSync(root)) return result
-  for (const entry of fs.readdirSync(root, { recursive: true, encoding: "utf8" })) {
-    const file = path.join(root, entry)
-    const stat = fs.lstatSync(file)
-    result[entry] = stat.isSymbolicLink()
-      ? `-> ${fs.readlinkSync(file)}`
-      : stat.isDirectory()
-        ? "dir"
-        : createHash("sha256").update(fs.readFileSync(file)).digest("hex")
-  }
-  return result
-}
 
 /** Edits a parsed archive and seals it again, so only the edit itself can be what is refused. */
 function reseal(text: string, edit: (archive: Archive) => void): string {

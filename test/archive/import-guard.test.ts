@@ -3,7 +3,6 @@
 // take a home a reset emptied), keep the home's own modes, forget times and reset epoch, and never
 // export while a session waits to be forgotten.
 import { spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -22,8 +21,9 @@ import { MIGRATIONS, V2_MIGRATIONS } from "../../src/store/migrations.js"
 import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
 import { ConsolidationReviews } from "../../src/store/reviews.js"
 import { HomeSettings } from "../../src/store/settings.js"
-import { openSqlite, type SqlDatabase } from "../../src/store/sqlite.js"
+import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
+import { rowsOf, snapshot } from "./home-files.js"
 
 const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url))
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0)
@@ -97,26 +97,6 @@ function register(home: string, owners = leaseOwners()): string {
   return id
 }
 
-/** Every table's rows, in rowid order. */
-function rowsOf(file: string): Record<string, Record<string, unknown>[]> {
-  const db = openSqlite(file)
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all<{ name: string }>()
-    return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]))
-  } finally {
-    db.close()
-  }
-}
-
-/** What is in a folder, recursively, by content. */
-function snapshot(root: string): Record<string, string> {
-  const result: Record<string, string> = {}
-  for (const entry of fs.readdirSync(root, { recursive: true, encoding: "utf8" })) {
-    const file = path.join(root, entry)
-    result[entry] = fs.lstatSync(file).isDirectory() ? "dir" : createHash("sha256").update(fs.readFileSync(file)).digest("hex")
-  }
-  return result
-}
 
 function refusal(fn: () => unknown): ArchiveError {
   try {

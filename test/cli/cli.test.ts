@@ -3,48 +3,20 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { runCli } from "../../src/cli/run.js"
 import { openDatabase } from "../../src/store/database.js"
 import { SpendLedger } from "../../src/store/ledger.js"
 import { HomeSettings } from "../../src/store/settings.js"
 import { ConsolidationReviews } from "../../src/store/reviews.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { resetBaseline } from "../../src/write/git-baseline.js"
+import { runCliIn, type Ran } from "./run-cli.js"
 
-const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url))
 const NOW = Date.UTC(2026, 11, 1, 12)
 let root: string
 let home: string
 
-interface Ran {
-  code: number
-  json: Record<string, unknown>
-  stderr: string
-  stdout: string
-}
-
-async function cli(...argv: string[]): Promise<Ran> {
-  let stdout = ""
-  let stderr = ""
-  const code = await runCli(argv, {
-    env: { XDG_CONFIG_HOME: path.join(root, "config") },
-    homedir: root,
-    packageDir: PACKAGE_DIR,
-    now: () => NOW,
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    stdin: async () => Buffer.from(""),
-  })
-  let json: Record<string, unknown> = {}
-  try {
-    json = JSON.parse(stdout) as Record<string, unknown>
-  } catch {
-    // --text output
-  }
-  return { code, json, stderr, stdout }
-}
+const cli = (...argv: string[]): Promise<Ran> => runCliIn(root, argv, NOW)
 
 const inHome = (...argv: string[]) => cli(...argv, "--home", home)
 

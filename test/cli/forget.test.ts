@@ -4,26 +4,17 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
 import { describe, expect, it, onTestFinished } from "vitest"
-import { runCli } from "../../src/cli/run.js"
 import { CheckpointStore } from "../../src/store/checkpoint-store.js"
 import { openDatabase } from "../../src/store/database.js"
 import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import { resetBaseline } from "../../src/write/git-baseline.js"
+import { runCliIn, type Ran } from "./run-cli.js"
 
-const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url))
 const NOW = Date.UTC(2026, 11, 1, 12)
 const HOUR = 3_600_000
-
-interface Ran {
-  code: number
-  json: Record<string, unknown>
-  stderr: string
-  stdout: string
-}
 
 /** One test's home and the CLI pointed at it; everything goes when the test ends. */
 interface Fixture {
@@ -33,27 +24,6 @@ interface Fixture {
   inHome(...argv: string[]): Promise<Ran>
   /** memory.db, opened as another process would open it. */
   catalog<T>(fn: (db: SqlDatabase) => T): T
-}
-
-async function cli(root: string, argv: readonly string[]): Promise<Ran> {
-  let stdout = ""
-  let stderr = ""
-  const code = await runCli([...argv], {
-    env: { XDG_CONFIG_HOME: path.join(root, "config") },
-    homedir: root,
-    packageDir: PACKAGE_DIR,
-    now: () => NOW,
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    stdin: async () => Buffer.from(""),
-  })
-  let json: Record<string, unknown> = {}
-  try {
-    json = JSON.parse(stdout) as Record<string, unknown>
-  } catch {
-    // --text output
-  }
-  return { code, json, stderr, stdout }
 }
 
 function learn(db: SqlDatabase, sessionId: string, text: string, updatedAt: number): void {
@@ -102,7 +72,7 @@ async function homeWithMemory(): Promise<Fixture> {
   fs.writeFileSync(path.join(memories, "memory_summary.md"), `v1\n## Deploying\nThe user ${ALPHA}.\n`)
   fs.writeFileSync(path.join(memories, "MEMORY.md"), `# Memory\n- ${ALPHA}\n- ${BETA}\n`)
   await resetBaseline(memories, () => NOW)
-  return { root, home, inHome: (...argv) => cli(root, [...argv, "--home", home]), catalog }
+  return { root, home, inHome: (...argv) => runCliIn(root, [...argv, "--home", home], NOW), catalog }
 }
 
 type VersionStatus = { version: string; waiting_to_be_forgotten: string[] }
