@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { openDatabase } from "../../src/store/database.js"
 import { runClosedLoop, type ClosedLoopResult } from "./support/closed-loop.js"
 import { FakeLlm, systemTexts } from "./support/fake-llm.js"
 import { query } from "./support/memory-db.js"
@@ -98,7 +99,28 @@ describe("the CLI on the closed loop's home", () => {
     expect(fs.readFileSync(path.join(copy, "memories", "memory_summary.md"), "utf8")).toBe(fs.readFileSync(path.join(home, "memories", "memory_summary.md"), "utf8"))
     expect(cli(["import", file, "--home", copy])).toMatchObject({ code: 1, json: { error: { code: "home_not_empty" } } })
     const on = (...args: string[]) => cli([...args, "--home", copy])
-    expect(on("mode", "ses_someone", "disabled")).toMatchObject({ code: 0, json: { mode: "disabled" } })
+    // mode checks an id memory knows nothing of with OpenCode's own CLI (`opencode export --pure`),
+    // here the real binary on the closed loop's OpenCode data.
+    const sandboxRoot = path.dirname(home)
+    const opencodeEnv = {
+      HOME: path.join(sandboxRoot, "home"),
+      XDG_DATA_HOME: path.join(sandboxRoot, "data"),
+      XDG_CONFIG_HOME: path.join(sandboxRoot, "config"),
+      XDG_CACHE_HOME: path.join(sandboxRoot, "cache"),
+      XDG_STATE_HOME: path.join(sandboxRoot, "state"),
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+    }
+    const withOpencode = (...args: string[]) => cli([...args, "--home", copy, "--opencode", opencodeBinary()], opencodeEnv)
+    // Session A was deleted in OpenCode, and memory forgot it: a typo-like id, refused.
+    expect(withOpencode("mode", loop.sessionA, "disabled")).toMatchObject({ code: 1, json: { error: { code: "unknown_session" } } })
+    // A session OpenCode has, of which memory holds nothing (its stamp dropped here), is accepted.
+    const { db } = openDatabase(path.join(copy, "memory.db"))
+    const existing = db.prepare("SELECT session_id FROM memory_session_versions ORDER BY session_id LIMIT 1").get<{ session_id: string }>()!.session_id
+    db.prepare("DELETE FROM memory_session_versions WHERE session_id = $id").run({ id: existing })
+    db.close()
+    expect(withOpencode("mode", existing, "disabled")).toMatchObject({ code: 0, json: { mode: "disabled" } })
+    expect(on("modes").json).toMatchObject({ sessions: [{ session_id: existing, mode: "disabled" }] })
     expect(on("pause")).toMatchObject({ code: 0, json: { paused: true } })
     expect(on("resume")).toMatchObject({ code: 0, json: { paused: false } })
     expect(on("reset")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })

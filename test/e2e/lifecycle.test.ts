@@ -55,11 +55,12 @@ async function nudge(server: ServeHandle, sandbox: Sandbox): Promise<void> {
   await api.prompt(id, "hello")
 }
 
-function seedForConsolidation(sandbox: Sandbox): void {
+/** A record of `sessionId` waiting to be consolidated; the session must exist in OpenCode, or memory forgets it. */
+function seedForConsolidation(sandbox: Sandbox, sessionId: string): void {
   const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
   db.prepare(
-    "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at) VALUES ('ses_seeded0001', $t, '- deploy with make ship', 'Deploy notes.', 'deploys', '/p', $t)",
-  ).run({ t: Date.now() })
+    "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at) VALUES ($id, $t, '- deploy with make ship', 'Deploy notes.', 'deploys', '/p', $t)",
+  ).run({ id: sessionId, t: Date.now() })
   new Stage1Jobs(db).enqueuePhase2(1)
   db.close()
 }
@@ -68,13 +69,14 @@ describe("crashes and closed windows", () => {
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     it(`after ${signal} in the middle of a consolidation, the next start consolidates within a minute`, async () => {
       const { llm, sandbox, root, start } = await setup()
-      seedForConsolidation(sandbox)
       // The first consolidator writes MEMORY.md, then stalls before the summary.
       llm.script(
         { match: CONSOLIDATE, toolCalls: [{ name: "write", arguments: { filePath: path.join(root, "MEMORY.md"), content: "# Task group: half\n" } }] },
         { match: CONSOLIDATE, text: "still thinking ".repeat(200), delayMs: 1_000 },
       )
       const first = await start()
+      const source = (await new ServerApi(first.url, sandbox.projectDir).createSession("deploy notes")).id
+      seedForConsolidation(sandbox, source)
       await nudge(first, sandbox)
       await waitFor(() => llm.requests().filter((r) => userText(r.body).includes(CONSOLIDATE)).length >= 2, { timeoutMs: 30_000, message: "the consolidator never got going" })
       expect(fs.existsSync(path.join(root, "MEMORY.md"))).toBe(true)
@@ -98,7 +100,7 @@ describe("crashes and closed windows", () => {
       expect(Date.now() - restartedAt).toBeLessThan(60_000)
       expect(validateArtifacts(root)).toEqual({ valid: true })
       expect(query(sandbox, "PRAGMA integrity_check")).toEqual([{ integrity_check: "ok" }])
-      expect(query(sandbox, "SELECT session_id FROM stage1_outputs")).toEqual([{ session_id: "ses_seeded0001" }])
+      expect(query(sandbox, "SELECT session_id FROM stage1_outputs")).toEqual([{ session_id: source }])
       // The helper session the dead process left behind is cleaned up at the next start.
       const leftovers = await (await fetch(`${second.url}/experimental/session?roots=true&directory=&search=${encodeURIComponent("[codex-memory]")}`)).json()
       expect(leftovers).toEqual([])

@@ -10,18 +10,9 @@ import { createSandbox, startServe, waitFor, type Sandbox, type ServeHandle } fr
 import { ServerApi } from "./support/server-api.js"
 import { phase2Status } from "./support/memory-db.js"
 
-const SOURCE_SESSION = "ses_source0123456789"
-const HANDBOOK = ["# Handbook", "", "## Deploying acme-api", `- Deploy with \`make ship\` from the repo root (${SOURCE_SESSION}).`, "- Never deploy on Fridays.", ""].join("\n")
-const CITATION = [
-  "<memory-citation>",
-  "<citation_entries>",
-  "MEMORY.md:3-5|note=[how acme-api is deployed]",
-  "</citation_entries>",
-  "<session_ids>",
-  SOURCE_SESSION,
-  "</session_ids>",
-  "</memory-citation>",
-].join("\n")
+const handbook = (source: string) => ["# Handbook", "", "## Deploying acme-api", `- Deploy with \`make ship\` from the repo root (${source}).`, "- Never deploy on Fridays.", ""].join("\n")
+const citation = (source: string) =>
+  ["<memory-citation>", "<citation_entries>", "MEMORY.md:3-5|note=[how acme-api is deployed]", "</citation_entries>", "<session_ids>", source, "</session_ids>", "</memory-citation>"].join("\n")
 
 function readDb<T>(sandbox: Sandbox, sql: string): T[] {
   const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
@@ -42,21 +33,30 @@ describe("memory tools and citations in a real OpenCode", () => {
   let server: ServeHandle
   let api: ServerApi
 
+  // The session the handbook's deploy fact was learned from: a real one, since memory forgets the
+  // records of sessions OpenCode no longer has.
+  let sourceSession: string
+  let handbookText: string
+  let citationText: string
+
   beforeAll(async () => {
     llm = await FakeLlm.start()
     sandbox = await createSandbox({ llmUrl: llm.url })
+    server = await startServe(sandbox)
+    api = new ServerApi(server.url, sandbox.projectDir)
+    sourceSession = (await api.createSession("deploy notes")).id
+    handbookText = handbook(sourceSession)
+    citationText = citation(sourceSession)
     const root = path.join(sandbox.memoryHome, "memories")
     fs.mkdirSync(root, { recursive: true })
     fs.writeFileSync(path.join(root, "memory_summary.md"), "v1\n- acme-api deploys are in MEMORY.md\n")
-    fs.writeFileSync(path.join(root, "MEMORY.md"), HANDBOOK)
+    fs.writeFileSync(path.join(root, "MEMORY.md"), handbookText)
     const { db } = openDatabase(path.join(sandbox.memoryHome, "memory.db"))
     // Recent, so retention pruning (which runs after every phase-1 pass) keeps it.
     db.prepare(
       "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES ($id, $now, 'deploy with make ship', 'deploy session', $now)",
-    ).run({ id: SOURCE_SESSION, now: Date.now() })
+    ).run({ id: sourceSession, now: Date.now() })
     db.close()
-    server = await startServe(sandbox)
-    api = new ServerApi(server.url, sandbox.projectDir)
   })
 
   afterAll(async () => {
@@ -74,7 +74,7 @@ describe("memory tools and citations in a real OpenCode", () => {
       llm.script(
         { toolCalls: [{ name: "memory_search", arguments: { queries: ["deploy", "ship"], path: "MEMORY.md" } }] },
         { toolCalls: [{ name: "memory_read", arguments: { path: "MEMORY.md", line_offset: 3, max_lines: 3 } }] },
-        { text: `Deploy with \`make ship\` from the repo root.\n\n${CITATION}` },
+        { text: `Deploy with \`make ship\` from the repo root.\n\n${citationText}` },
       )
       sessionId = (await api.createSession("deploy question")).id
       await api.prompt(sessionId, "How do I deploy acme-api?")
@@ -111,7 +111,7 @@ describe("memory tools and citations in a real OpenCode", () => {
       const conversation = (history.body.messages ?? []).filter((m) => m.role !== "system")
       expect(JSON.stringify(conversation)).toContain("make ship")
       expect(JSON.stringify(conversation)).not.toContain("memory-citation")
-      expect(readDb(sandbox, `SELECT usage_count FROM stage1_outputs WHERE session_id = '${SOURCE_SESSION}'`)).toEqual([{ usage_count: 1 }])
+      expect(readDb(sandbox, `SELECT usage_count FROM stage1_outputs WHERE session_id = '${sourceSession}'`)).toEqual([{ usage_count: 1 }])
       expect(readDb(sandbox, "SELECT COUNT(*) AS n FROM citation_parts")).toEqual([{ n: 1 }])
       expect(readDb(sandbox, "SELECT path, last_range FROM cited_files")).toEqual([{ path: "MEMORY.md", last_range: "3-5" }])
     })
