@@ -12,6 +12,7 @@ import type { ConsolidationReviews } from "../store/reviews.js"
 import type { HomeSettings } from "../store/settings.js"
 import type { VersionStore } from "../store/version-store.js"
 import type { MemoryVersion } from "../util/paths.js"
+import { dropSnapshot } from "../write/run-snapshot.js"
 import { clearFolder } from "./clear-folder.js"
 
 export interface ResettableVersion {
@@ -51,6 +52,8 @@ export function resetAllVersions(catalog: ResettableCatalog, versions: readonly 
   let files = 0
   for (const version of versions) {
     files += clearFolder(version.paths.memoryRoot)
+    // A copy kept aside by a consolidation that stopped midway would come back at the next one.
+    dropSnapshot(version.paths.memoryRoot)
     version.invalidate()
   }
   return { type: "reset", outputs, jobs, files, checkpoints }

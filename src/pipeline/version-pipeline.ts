@@ -29,6 +29,7 @@ import { Phase1 } from "../write/phase1.js"
 import { Phase2 } from "../write/phase2.js"
 import type { OwnFiles } from "../write/own-output.js"
 import type { WorkspaceExtension } from "../write/workspace-extension.js"
+import { snapshotFile } from "../write/run-snapshot.js"
 import { renderWorkspaceDiff } from "../write/workspace-diff.js"
 import type { VersionSnapshot } from "../control/inspect.js"
 import { summaryStats } from "../control/summary-stats.js"
@@ -112,6 +113,8 @@ export class VersionPipeline {
       templates: spec.readTemplates,
       isHelperSession: (id) => deps.helperSessions.has(id),
       onRefuse: (reason) => deps.diagnostics.report("warn", "read-path", reason),
+      accepts: spec.consolidation.acceptsSummary,
+      fallbackFile: snapshotFile(spec.paths.memoryRoot, path.basename(spec.paths.summary)),
     })
     this.backend = new LocalMemoryBackend({ root: spec.paths.memoryRoot })
     // A passive instance (the CLI) queues work in the database for OpenCode's instances and runs none itself.

@@ -17,37 +17,64 @@ export interface ReadPathConfig {
   /** True for sessions the plugin started itself (extraction, consolidation). */
   isHelperSession: (sessionID: string) => boolean
   onRefuse: (reason: string) => void
+  /** The version's rule for a summary that may be injected (V1: first line `v1`; V2: Codex's check). */
+  accepts?: (text: string) => { valid: true } | { valid: false; reason: string }
+  /**
+   * The summary as it was before the consolidation that is running, or that stopped midway
+   * (write/run-snapshot.ts): served while the folder's own is missing or not valid.
+   */
+  fallbackFile?: string
 }
 
 export class ReadPath {
   private readonly summary: SummaryFile
-  private renderedFor: SummaryRead | undefined
-  private rendered = ""
+  private readonly fallback: SummaryFile | undefined
+  /** The renderings of the reads seen last, by read (a cached object while its file is unchanged). */
+  private readonly renderings = new Map<SummaryRead, string | undefined>()
+  /** The block of the last summary that passed the version's check, in this instance. */
+  private lastGood: string | undefined
 
   constructor(private readonly config: ReadPathConfig) {
     this.summary = new SummaryFile(config.memoryRoot, config.summaryFile, config.onRefuse)
+    this.fallback = config.fallbackFile ? new SummaryFile(config.memoryRoot, config.fallbackFile, config.onRefuse, () => undefined) : undefined
   }
 
-  /** The block to append for this call, or undefined when nothing is to be injected. */
+  /**
+   * The block to append for this call, or undefined when nothing is to be injected. A summary that
+   * fails the version's check is never injected: the one kept aside by a running (or interrupted)
+   * consolidation is served instead, else the last good one this instance served. A summary that
+   * is simply gone (a reset, a fresh home) means no memory, unless a consolidation holds a copy.
+   */
   blockFor(call: SystemCall): string | undefined {
     if (!isConversationCall(call, this.config.isHelperSession)) return undefined
     const read = this.summary.read()
-    if (read.kind !== "present") return undefined
-    // The summary read is a cached object while the file is unchanged, so this renders once per change.
-    if (read !== this.renderedFor) {
-      this.rendered = renderMemoryBlock(this.config.templates, {
-        memoryRoot: this.config.memoryRoot,
-        summary: read.text,
-        summaryCut: read.cut,
-        dedicatedTools: this.config.dedicatedTools,
-      })
-      this.renderedFor = read
-    }
-    return this.rendered
+    const own = read.kind === "present" ? this.render(read, true) : undefined
+    if (own !== undefined) return (this.lastGood = own)
+    const aside = this.fallback?.read()
+    const kept = aside?.kind === "present" ? this.render(aside, false) : undefined
+    if (kept !== undefined) return kept
+    return read.kind === "present" ? this.lastGood : undefined
   }
 
   invalidate(): void {
     this.summary.invalidate()
+    this.fallback?.invalidate()
+    this.renderings.clear()
+    this.lastGood = undefined
+  }
+
+  /** The block of a read, once per read; undefined when it fails the version's check (said once). */
+  private render(read: Extract<SummaryRead, { kind: "present" }>, own: boolean): string | undefined {
+    if (this.renderings.has(read)) return this.renderings.get(read)
+    const check = this.config.accepts?.(read.text) ?? { valid: true }
+    if (!check.valid && own) this.config.onRefuse(`memory summary ${this.config.summaryFile} is not a valid summary (${check.reason}); not injected, the last valid one is served instead`)
+    const block = check.valid
+      ? renderMemoryBlock(this.config.templates, { memoryRoot: this.config.memoryRoot, summary: read.text, summaryCut: read.cut, dedicatedTools: this.config.dedicatedTools })
+      : undefined
+    // Only the reads of the current files matter: older entries go.
+    if (this.renderings.size > 4) this.renderings.clear()
+    this.renderings.set(read, block)
+    return block
   }
 }
 

@@ -36,6 +36,7 @@ import { helperSessionRules, memoryRootForms } from "./helper-sandbox.js"
 import { hasExtensionInputs, prepareWorkspace } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "./variants.js"
+import { dropSnapshot, restoreSnapshot, takeSnapshot } from "./run-snapshot.js"
 import { removeSymlinks } from "./symlinks.js"
 import type { WorkspaceExtension } from "./workspace-extension.js"
 
@@ -156,8 +157,22 @@ export class Phase2 {
       diagnostics.report("warn", "phase2", `consolidation failed: ${reason}`)
       return { type: "failed", reason }
     }
+    // The folder as it was before the consolidator ran, while it runs (run-snapshot.ts).
+    let snapshot = false
+    const putBack = () => {
+      if (!snapshot) return
+      snapshot = false
+      try {
+        restoreSnapshot(memoryRoot)
+      } catch (error) {
+        diagnostics.report("error", "phase2", `could not put the memory folder back as it was before the consolidation; the next one tries again: ${errorMessage(error)}`)
+      }
+    }
 
     try {
+      // A copy left by a run that stopped midway (a crash, a window closed) goes back first.
+      // (Files are replaced by rename: the read path and the tools see the change by file identity.)
+      if (restoreSnapshot(memoryRoot)) diagnostics.report("warn", "phase2", "put the memory folder back as it was before a consolidation that stopped midway")
       // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown. Every session
       // queued for forgetting up to now has no record left to choose (settled when the run finishes).
       const selectedAt = now()
@@ -184,28 +199,36 @@ export class Phase2 {
       }
       await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
 
-      // 6-7. the consolidator. What it must not be allowed to break is kept aside first (V2: a
-      // valid summary is never replaced by an invalid one).
-      const restore = this.deps.strategy.preserve(memoryRoot)
+      // 6-7. the consolidator. The folder is copied aside first: a run that does not succeed
+      // changes nothing a conversation sees.
+      takeSnapshot(memoryRoot)
+      snapshot = true
       const agent = await this.runAgent(jobs, token, !artifacts.valid, model)
+      // Its helper may still be writing: the copy stays, for whoever consolidates next to put back.
       if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
       if (agent.type === "aborted") {
+        putBack()
         jobs.release(token)
         return { type: "released" }
       }
       if (agent.type === "failed") {
+        // Another process has the job: it puts the folder back when it claims; touching it now could undo its run.
+        if (agent.lostLease) snapshot = false
         // A failed run leaves no symlink behind either (Codex #39205).
         removeSymlinks(memoryRoot)
-        restore()
+        putBack()
         return fail(agent.reason, agent.rateLimited)
       }
 
       // 8-9. validate and commit; success is reported only once the job is marked done.
       const valid = this.deps.strategy.validate(memoryRoot)
       if (!valid.valid) {
-        restore()
+        putBack()
         return fail(`invalid artifacts: ${valid.reason}`)
       }
+      // Valid artifacts stand, even if the commit below is interrupted: the copy is no longer needed.
+      snapshot = false
+      dropSnapshot(memoryRoot)
       if (!jobs.heartbeat(token)) return this.lostOwnership("committing the consolidation")
       // The review is read against the old baseline, so it is taken before the commit replaces it.
       const review = this.deps.recordReview ? await this.review(changes, new Set(consumed.map((input) => input.sessionId)).size) : undefined
@@ -217,6 +240,7 @@ export class Phase2 {
       for (const extension of extensions) await this.runExtension(extension, "afterSuccess")
       return { type: "succeeded", changes: changes.length }
     } catch (error) {
+      putBack()
       if (this.shutdown.signal.aborted) {
         jobs.release(token)
         return { type: "released" }
@@ -283,7 +307,7 @@ export class Phase2 {
     token: string,
     firstRun: boolean,
     model: ModelRef | undefined,
-  ): Promise<{ type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean } | { type: "aborted" } | { type: "lease_kept"; reason: string }> {
+  ): Promise<{ type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean; lostLease?: boolean } | { type: "aborted" } | { type: "lease_kept"; reason: string }> {
     const { host, memoryRoot, now } = this.deps
     const lost = new AbortController()
     const signal = AbortSignal.any([this.shutdown.signal, lost.signal, AbortSignal.timeout(STAGE_TWO.AGENT_TIMEOUT_MS)])
@@ -293,7 +317,7 @@ export class Phase2 {
     }, STAGE_TWO.HEARTBEAT_MS)
     heartbeat.unref?.()
     let helperId: string | undefined
-    let result: { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean } | { type: "aborted" }
+    let result: { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean; lostLease?: boolean } | { type: "aborted" }
     try {
       const helper = await host.createSession(
         {
@@ -325,7 +349,7 @@ export class Phase2 {
         )
         .finally(() => signal.removeEventListener("abort", onAbort))
       if (this.shutdown.signal.aborted) result = { type: "aborted" }
-      else if (lost.signal.aborted) result = { type: "failed", reason: "lost the consolidation lease" }
+      else if (lost.signal.aborted) result = { type: "failed", reason: "lost the consolidation lease", lostLease: true }
       else if (reply.error) {
         const reason = `consolidation agent failed: ${reply.error.name}: ${reply.error.message}`.slice(0, 2_000)
         result = { type: "failed", reason, rateLimited: isRateLimit(reply.error) }

@@ -30,10 +30,11 @@ export function readRegularFile(absolute: string): Buffer | undefined {
 export function replaceFile(file: string, bytes: Buffer): void {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
   fs.rmSync(temporary, { force: true })
-  fs.writeFileSync(temporary, bytes, { flag: "wx" })
   try {
+    fs.writeFileSync(temporary, bytes, { flag: "wx" })
     fs.renameSync(temporary, file)
   } catch (error) {
+    // A full disk can fail the write halfway: the partial copy goes, the file stays as it was.
     fs.rmSync(temporary, { force: true })
     throw error
   }

@@ -127,6 +127,12 @@ export function validateArtifacts(root: string): { valid: true } | { valid: fals
   return { valid: true }
 }
 
+/** A V1 summary's text may be injected when its first line is `v1` (what validateArtifacts asks of the file). */
+export function checkV1Summary(text: string): { valid: true } | { valid: false; reason: string } {
+  const first = text.split("\n", 1)[0]!.replace(/\r$/, "")
+  return first === "v1" ? { valid: true } : { valid: false, reason: `its first line is ${JSON.stringify(first.slice(0, 60))}, not "v1"` }
+}
+
 /**
  * True when some extension holds input beyond its instructions.md (a note, a resource): then the
  * workspace has something to consolidate even with no session selected. Read-only; dot-entries
