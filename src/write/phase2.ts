@@ -94,9 +94,17 @@ export class Phase2 {
 
   constructor(private readonly deps: Phase2Deps) {}
 
-  /** Starts a run in the background unless one is already running in this instance. */
+  /**
+   * Starts a run in the background; when one is already running in this instance, one more run
+   * follows it (that run may have looked before the record that asked for this one was stored).
+   */
   trigger(): void {
-    void this.run().catch((error) => this.deps.diagnostics.error("phase2", error))
+    const work = () =>
+      this.consolidate().catch((error): Phase2Outcome => {
+        this.deps.diagnostics.error("phase2", error)
+        return { type: "failed", reason: (error as Error).message }
+      })
+    void this.flight.request(work)
   }
 
   /** Resolves once the run in flight, if any, is over. */

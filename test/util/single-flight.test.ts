@@ -22,4 +22,25 @@ describe("SingleFlight", () => {
     await expect(failing).rejects.toThrow("boom")
     expect(flight.run(async () => 4)).toBeDefined()
   })
+
+  it("runs a request made during a run once more right after it, however many were made", async () => {
+    const flight = new SingleFlight<number>()
+    const runs: string[] = []
+    let release: () => void = () => undefined
+    const first = flight.request(() => new Promise<number>((resolve) => {
+      runs.push("first")
+      release = () => resolve(1)
+    }))
+    expect(first).toBeDefined()
+    expect(flight.request(async () => (runs.push("dropped"), 2))).toBeUndefined()
+    expect(flight.request(async () => (runs.push("again"), 3))).toBeUndefined()
+    release()
+    await first
+    await flight.settled()
+    expect(runs).toEqual(["first", "again"])
+    // A plain run leaves no rerun behind.
+    expect(await flight.request(async () => (runs.push("later"), 4))).toBe(4)
+    await flight.settled()
+    expect(runs).toEqual(["first", "again", "later"])
+  })
 })

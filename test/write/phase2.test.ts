@@ -37,7 +37,7 @@ let breaker: RateLimitBreaker
 let diagnostics: Diagnostics
 let model: { providerID: string; modelID: string } | undefined
 
-function phase2(jobs: Phase2Jobs = new Phase2Jobs(db, () => clock)) {
+function phase2(jobs: Phase2Jobs = new Phase2Jobs(db, () => clock), extra: Partial<ConstructorParameters<typeof Phase2>[0]> = {}) {
   const p = new Phase2({
     host,
     options: parseOptions({}).options,
@@ -53,6 +53,7 @@ function phase2(jobs: Phase2Jobs = new Phase2Jobs(db, () => clock)) {
     diagnostics,
     breaker,
     workerId: "test",
+    ...extra,
   })
   disposers.push(() => p.dispose())
   return p
@@ -191,6 +192,29 @@ describe("phase 2", () => {
     expect(await phase2().run()).toEqual({ type: "skipped", reason: "skipped_running" })
     release()
     expect((await first).type).toBe("succeeded")
+  })
+
+  it("a trigger while a run is under way is not dropped: one more run follows it", async () => {
+    // The run under way may have looked before the record that triggered was stored.
+    let runs = 0
+    let release: () => void = () => undefined
+    let looking: () => void = () => undefined
+    const looked = new Promise<void>((resolve) => (looking = resolve))
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const p = phase2(undefined, {
+      hold: () => (runs++, undefined),
+      beforeSelect: async () => {
+        looking()
+        await gate
+      },
+    })
+    p.trigger()
+    await looked
+    p.trigger()
+    p.trigger()
+    release()
+    await p.settled()
+    expect(runs).toBe(2)
   })
 
   it("pauses a rate-limited model for an hour without spending a retry", async () => {
