@@ -3,7 +3,7 @@
 // sessions, and the V2 summary on disk is valid now.
 import fs from "node:fs"
 import { readRegularFile } from "../write/regular-file.js"
-import { checkV2Summary, V2_SUMMARY_LIMIT_BYTES } from "../write/summary-v2.js"
+import { checkV2SummaryBytes, V2_SUMMARY_LIMIT_BYTES } from "../write/summary-v2.js"
 
 export interface Readiness {
   /** The most distinct sessions one successful V2 consolidation consumed. */
@@ -21,7 +21,7 @@ export function readiness(summaryFile: string, consolidatedSessions: number, thr
   if (stat?.isFile() && stat.size >= V2_SUMMARY_LIMIT_BYTES) summary = { valid: false, reason: `memory_summary.md has ${stat.size} bytes; V2 allows under ${V2_SUMMARY_LIMIT_BYTES}` }
   else {
     const bytes = stat?.isFile() ? readRegularFile(summaryFile) : undefined
-    summary = bytes ? checkV2Summary(bytes.toString("utf8")) : undefined
+    summary = bytes ? checkV2SummaryBytes(bytes) : undefined
   }
   return { consolidatedSessions, threshold, summary, ready: consolidatedSessions >= threshold && summary?.valid === true }
 }

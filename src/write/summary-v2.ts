@@ -1,10 +1,8 @@
-// Memory V2's only artifact, memory_summary.md: what a finished V2 consolidation must leave, and
-// how a summary that fails the check is kept from replacing the last one that passed. The
-// consolidator writes the file in place, so phase 2 snapshots the valid bytes before it runs and
-// puts them back (or removes the file) when validation fails.
+// Memory V2's only artifact, memory_summary.md: what a finished V2 consolidation must leave. A run
+// that fails the check is undone by the run snapshot (run-snapshot.ts), the same as in V1.
 import fs from "node:fs"
 import path from "node:path"
-import { readRegularFile, replaceFile } from "./regular-file.js"
+import { readRegularFile } from "./regular-file.js"
 import { symlinkProblem } from "./symlinks.js"
 import { SUMMARY_FILE } from "./workspace.js"
 
@@ -22,7 +20,10 @@ export function checkV2Summary(text: string): V2Check {
   if (first !== "v1") return { valid: false, reason: `its first line is ${quote(first)}, not "v1"` }
   const bytes = Buffer.byteLength(text, "utf8")
   if (bytes >= V2_SUMMARY_LIMIT_BYTES) return { valid: false, reason: tooLarge(bytes) }
-  const present = new Set(lines.map((line) => line.trim()))
+  // Trimmed as Rust's str::trim does (Unicode White_Space), not JavaScript's: that also drops a
+  // byte-order mark, which Codex's check keeps, and keeps NEL (U+0085), which Codex drops.
+  const rustTrim = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g
+  const present = new Set(lines.map((line) => line.replace(rustTrim, "")))
   const missing = V2_SUMMARY_HEADINGS.filter((heading) => !present.has(heading))
   if (missing.length) return { valid: false, reason: `it lacks the heading line${missing.length > 1 ? "s" : ""} ${missing.map((h) => quote(h)).join(", ")}` }
   return { valid: true }
@@ -54,38 +55,10 @@ export function validateV2Artifacts(root: string): V2Check {
   }
 }
 
-/**
- * The summary's bytes if it is a regular file that passes checkV2Summary now, else undefined.
- * Taken before the consolidator runs, it is what restoreSummary puts back.
- */
-export function snapshotSummary(root: string): Buffer | undefined {
-  const folder = fs.lstatSync(root, { throwIfNoEntry: false })
-  if (!folder || folder.isSymbolicLink() || !folder.isDirectory()) return undefined
-  const bytes = readRegularFile(path.join(root, SUMMARY_FILE))
+/** checkV2Summary over a file's bytes: invalid UTF-8 fails, as Codex's readiness check does. */
+export function checkV2SummaryBytes(bytes: Buffer): V2Check {
   const text = decode(bytes)
-  return text !== undefined && checkV2Summary(text).valid ? bytes : undefined
-}
-
-/**
- * After a failed validation: puts the snapshot's bytes back, or removes the summary when there was
- * no valid one, so the read path never injects a summary that failed. Whatever stands in the
- * file's place (a folder, a symlink) is replaced, never written through.
- */
-export function restoreSummary(root: string, previous: Buffer | undefined): "kept" | "restored" | "removed" {
-  const folder = fs.lstatSync(root, { throwIfNoEntry: false })
-  if (!folder || folder.isSymbolicLink() || !folder.isDirectory()) throw new Error(`memory folder ${root} is missing, a symlink or not a folder; the summary was not restored`)
-  const file = path.join(root, SUMMARY_FILE)
-  const current = fs.lstatSync(file, { throwIfNoEntry: false })
-  if (previous === undefined) {
-    if (!current) return "kept"
-    fs.rmSync(file, { force: true, recursive: true })
-    return "removed"
-  }
-  if (current?.isFile() && readRegularFile(file)?.equals(previous)) return "kept"
-  if (current?.isDirectory()) fs.rmSync(file, { force: true, recursive: true })
-  // Written beside and renamed over, so the read path sees either the old or the new bytes.
-  replaceFile(file, previous)
-  return "restored"
+  return text === undefined ? { valid: false, reason: "it is not valid UTF-8" } : checkV2Summary(text)
 }
 
 /** Strict UTF-8 with a byte-order mark kept, so a marked file fails the `v1` first line. */

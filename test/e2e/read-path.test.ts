@@ -21,7 +21,9 @@ const ENDS = "----- MEMORY SUMMARY ENDS -----"
 // Markdown, non-ASCII, `$&`/`$1` (special in String.replace) and an inner line with trailing spaces:
 // all of it must arrive verbatim.
 const UNIQUE = "ZEBRA-42-read-path"
+// The first line is the "v1" the read path requires of a V1 summary before it injects one.
 const SUMMARY = [
+  "v1",
   "# Memory summary",
   `- Project codename: ${UNIQUE} (Æøå ✓ 日本).`,
   "- Build with `npm run build`; costs $& and $1 are literal.",

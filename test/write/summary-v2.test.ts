@@ -6,12 +6,12 @@ import { beforeEach, describe, expect, it } from "vitest"
 import { resetBaseline, workspaceStatus } from "../../src/write/git-baseline.js"
 import {
   checkV2Summary,
-  restoreSummary,
-  snapshotSummary,
+  checkV2SummaryBytes,
   V2_SUMMARY_HEADINGS,
   V2_SUMMARY_LIMIT_BYTES,
   validateV2Artifacts,
 } from "../../src/write/summary-v2.js"
+import { dropSnapshot, restoreSnapshot, takeSnapshot } from "../../src/write/run-snapshot.js"
 import { prepareWorkspace, syncInputs } from "../../src/write/workspace.js"
 import { rolloutSummaryStem, type WorkspaceInput } from "../../src/write/workspace-files.js"
 
@@ -51,6 +51,12 @@ describe("checkV2Summary", () => {
     expect(V2_SUMMARY_HEADINGS).toEqual(["## User Profile", "## User preferences", "## General Tips", "## What's in Memory"])
     expect(checkV2Summary(VALID)).toEqual({ valid: true })
     expect(checkV2Summary(VALID.replace(/\n/g, "\r\n"))).toEqual({ valid: true })
+  })
+
+  it("judges a file's bytes strictly: invalid UTF-8 or a byte-order mark fails", () => {
+    expect(checkV2SummaryBytes(Buffer.from(VALID))).toEqual({ valid: true })
+    expect(checkV2SummaryBytes(Buffer.concat([Buffer.from(VALID), Buffer.from([0xff, 0x0a])]))).toEqual({ valid: false, reason: "it is not valid UTF-8" })
+    expect(checkV2SummaryBytes(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(VALID)])).valid).toBe(false)
   })
 
   it("requires the first line to be exactly v1", () => {
@@ -159,62 +165,6 @@ describe("validateV2Artifacts", () => {
   })
 })
 
-describe("snapshotSummary and restoreSummary", () => {
-  it("puts the last valid bytes back over a summary that failed validation", () => {
-    fs.writeFileSync(summary(), VALID)
-    const previous = snapshotSummary(root)
-    expect(previous?.toString()).toBe(VALID)
-    fs.writeFileSync(summary(), "no header line\n")
-    expect(validateV2Artifacts(root).valid).toBe(false)
-    expect(restoreSummary(root, previous)).toBe("restored")
-    expect(fs.readFileSync(summary(), "utf8")).toBe(VALID)
-    expect(validateV2Artifacts(root)).toEqual({ valid: true })
-    expect(fs.readdirSync(root)).toEqual(["memory_summary.md"])
-  })
-
-  it("removes the failed summary when there was no valid one before", () => {
-    fs.writeFileSync(summary(), "v1\nnot the V2 shape\n")
-    const previous = snapshotSummary(root)
-    expect(previous).toBeUndefined()
-    fs.writeFileSync(summary(), sized(10_000))
-    expect(restoreSummary(root, previous)).toBe("removed")
-    expect(fs.existsSync(summary())).toBe(false)
-    expect(restoreSummary(root, undefined)).toBe("kept")
-  })
-
-  it("leaves an unchanged valid summary alone", () => {
-    fs.writeFileSync(summary(), VALID)
-    const past = new Date(Date.UTC(2026, 0, 1))
-    fs.utimesSync(summary(), past, past)
-    expect(restoreSummary(root, snapshotSummary(root))).toBe("kept")
-    expect(fs.statSync(summary()).mtimeMs).toBe(past.getTime())
-  })
-
-  it("replaces a symlink or folder left in the summary's place without writing through it", () => {
-    const previous = Buffer.from(VALID)
-    const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-outside-")), "t.md")
-    fs.writeFileSync(target, "outside")
-    fs.symlinkSync(target, summary())
-    expect(snapshotSummary(root)).toBeUndefined()
-    expect(restoreSummary(root, previous)).toBe("restored")
-    expect(fs.lstatSync(summary()).isFile()).toBe(true)
-    expect(fs.readFileSync(target, "utf8")).toBe("outside")
-
-    fs.rmSync(summary())
-    fs.mkdirSync(summary())
-    fs.writeFileSync(path.join(summary(), "inner.md"), "x")
-    expect(restoreSummary(root, previous)).toBe("restored")
-    expect(fs.readFileSync(summary(), "utf8")).toBe(VALID)
-  })
-
-  it("refuses to restore into a symlinked root", () => {
-    const link = `${root}-link`
-    fs.symlinkSync(root, link)
-    expect(() => restoreSummary(link, Buffer.from(VALID))).toThrow(/symlink/)
-    expect(fs.existsSync(summary())).toBe(false)
-  })
-})
-
 // The order phase 2 is meant to use these pieces in for V2, with a stand-in for the consolidator.
 describe("a V2 consolidation, step by step", () => {
   const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
@@ -235,25 +185,27 @@ describe("a V2 consolidation, step by step", () => {
     expect(validateV2Artifacts(root).valid).toBe(false)
 
     // A first run whose summary fails: nothing valid existed, so nothing is left behind.
-    let previous = snapshotSummary(root)
+    takeSnapshot(root)
     fs.writeFileSync(summary(), "v1\n## User Profile\n")
     expect(validateV2Artifacts(root).valid).toBe(false)
-    restoreSummary(root, previous)
+    expect(restoreSnapshot(root)).toBe(true)
     expect(fs.existsSync(summary())).toBe(false)
 
     // The retry succeeds: the baseline is reset only now.
-    previous = snapshotSummary(root)
+    takeSnapshot(root)
     fs.writeFileSync(summary(), VALID)
     expect(validateV2Artifacts(root)).toEqual({ valid: true })
+    dropSnapshot(root)
     await resetBaseline(root, now)
 
     // A later run whose summary fails puts the valid bytes back: the workspace matches the baseline.
     await prepareWorkspace(root, { templatesDir, now })
     await syncInputs(root, [input], { now, layout: "v2" })
-    previous = snapshotSummary(root)
+    takeSnapshot(root)
     fs.writeFileSync(summary(), `${VALID}${"x".repeat(V2_SUMMARY_LIMIT_BYTES)}\n`)
     expect(validateV2Artifacts(root).valid).toBe(false)
-    expect(restoreSummary(root, previous)).toBe("restored")
+    expect(restoreSnapshot(root)).toBe(true)
+    expect(fs.readFileSync(summary(), "utf8")).toBe(VALID)
     expect(await workspaceStatus(root)).toEqual([])
     expect(validateV2Artifacts(root)).toEqual({ valid: true })
     expect(fs.existsSync(path.join(root, "raw_memories.md"))).toBe(false)
