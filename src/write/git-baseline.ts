@@ -4,9 +4,10 @@
 // isomorphic-git over node:fs writes the repository; nothing runs a git binary.
 //
 // Status is computed here rather than with isomorphic-git's statusMatrix: the HEAD tree is read
-// once and every working file is hashed as a git blob. That decides for itself what the workspace
-// is (no .gitignore, no dot-entries, no symlinks read through) and measured ~15 ms for 256
-// summaries and a 100 KB MEMORY.md, against 40-70 ms for statusMatrix, so no stat cache is kept.
+// once and every working file is hashed as a git blob, its mode compared too. That decides for
+// itself what the workspace is (no .gitignore, no dot-entries, no symlinks read through) and
+// measured ~15 ms for 256 summaries and a 100 KB MEMORY.md, against 40-70 ms for statusMatrix,
+// so no stat cache is kept.
 import { createHash } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
@@ -51,6 +52,15 @@ const MAX_EDIT_LENGTH = 1_000
 const ADD_BATCH = 128
 /** Git's binary test looks for a NUL byte in the first 8000 bytes. */
 const BINARY_PROBE_BYTES = 8_000
+/** Git's two modes for a regular file, as a tree entry names them. */
+const REGULAR_MODE = "100644"
+const EXECUTABLE_MODE = "100755"
+
+/** A baseline file: its blob and its git mode. */
+interface BaselineEntry {
+  oid: string
+  mode: string
+}
 
 /** Changes since the baseline commit, sorted by path. The baseline must exist (ensureBaseline). */
 export async function workspaceStatus(root: string, options: StatusOptions = {}): Promise<WorkspaceChange[]> {
@@ -65,7 +75,8 @@ export async function workspaceStatus(root: string, options: StatusOptions = {})
     present.add(file)
     const before = baseline.get(file)
     if (before === undefined) changes.push({ status: "A", path: file })
-    else if (before !== blobId(bytes)) changes.push({ status: "M", path: file })
+    // A mode change alone is a change, as in Codex: a skill's script made executable matters.
+    else if (before.oid !== blobId(bytes) || before.mode !== fileMode(path.join(root, file))) changes.push({ status: "M", path: file })
   }
   for (const file of baseline.keys()) if (!present.has(file)) changes.push({ status: "D", path: file })
   return sortByCodePoints(changes, (change) => change.path)
@@ -82,9 +93,11 @@ export async function workspaceDiff(root: string, changes: ReadonlyArray<Workspa
       sections.push(`(${changes.length - index} more changed file(s) not shown: the diff is already over the size limit)\n`)
       break
     }
-    const oid = change.status === "A" ? undefined : baseline.get(change.path)
-    const before = oid === undefined ? undefined : Buffer.from((await readBlob({ fs, dir: root, oid, cache })).blob)
-    const after = change.status === "D" ? undefined : readRegularFile(path.join(root, change.path))
+    const entry = change.status === "A" ? undefined : baseline.get(change.path)
+    const before = entry === undefined ? undefined : { bytes: Buffer.from((await readBlob({ fs, dir: root, oid: entry.oid, cache })).blob), mode: entry.mode }
+    const absolute = path.join(root, change.path)
+    const afterBytes = change.status === "D" ? undefined : readRegularFile(absolute)
+    const after = afterBytes === undefined ? undefined : { bytes: afterBytes, mode: fileMode(absolute) }
     const section = fileDiff(change.path, before, after)
     sections.push(section)
     size += section.length
@@ -144,22 +157,32 @@ export function scanWorkspace(root: string): { files: string[]; skipped: Skipped
 }
 
 
+/**
+ * The git mode of a working file: executable when any execute bit is set, as git and Codex judge
+ * it. Windows has no execute bit, so every file there is a regular one (Codex does the same).
+ */
+function fileMode(absolute: string): string {
+  if (process.platform === "win32") return REGULAR_MODE
+  const stat = fs.lstatSync(absolute, { throwIfNoEntry: false })
+  return stat && (stat.mode & 0o111) !== 0 ? EXECUTABLE_MODE : REGULAR_MODE
+}
+
 /** The object id git gives these bytes as a blob. */
 function blobId(bytes: Uint8Array): string {
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex")
 }
 
-/** HEAD's files (path -> blob id), dot-entries left out as the walk leaves them out. Throws when unreadable. */
-async function baselineBlobs(root: string, cache: object): Promise<Map<string, string>> {
+/** HEAD's files (path -> blob id and mode), dot-entries left out as the walk leaves them out. Throws when unreadable. */
+async function baselineBlobs(root: string, cache: object): Promise<Map<string, BaselineEntry>> {
   const head = await resolveRef({ fs, dir: root, ref: "HEAD" })
   const { commit: headCommit } = await readCommit({ fs, dir: root, oid: head, cache })
-  const blobs = new Map<string, string>()
+  const blobs = new Map<string, BaselineEntry>()
   const walk = async (oid: string, prefix: string): Promise<void> => {
     const { tree } = await readTree({ fs, dir: root, oid, cache })
     for (const entry of tree) {
       if (entry.path.startsWith(".")) continue
       if (entry.type === "tree") await walk(entry.oid, `${prefix}${entry.path}/`)
-      else if (entry.type === "blob") blobs.set(`${prefix}${entry.path}`, entry.oid)
+      else if (entry.type === "blob") blobs.set(`${prefix}${entry.path}`, { oid: entry.oid, mode: entry.mode })
     }
   }
   await walk(headCommit.tree, "")
@@ -171,7 +194,7 @@ async function usable(root: string): Promise<boolean> {
   try {
     const cache = {}
     const blobs = await baselineBlobs(root, cache)
-    for (const oid of blobs.values()) {
+    for (const { oid } of blobs.values()) {
       if (fs.existsSync(path.join(root, GIT_DIR, "objects", oid.slice(0, 2), oid.slice(2)))) continue
       // Not loose: a user's `git gc` may have packed it.
       await readObject({ fs, dir: root, oid, format: "deflated", cache })
@@ -200,13 +223,23 @@ async function replaceRepository(root: string, now: () => number): Promise<void>
   fs.renameSync(next, path.join(root, GIT_DIR))
 }
 
+interface FileSide {
+  bytes: Buffer
+  mode: string
+}
+
 /** One file's section of the diff. `undefined` is the side where the file does not exist. */
-function fileDiff(file: string, before: Buffer | undefined, after: Buffer | undefined): string {
+function fileDiff(file: string, beforeSide: FileSide | undefined, afterSide: FileSide | undefined): string {
   const header = [`diff --git a/${file} b/${file}`]
-  if (!before) header.push("new file mode 100644")
-  if (!after) header.push("deleted file mode 100644")
+  if (!beforeSide && afterSide) header.push(`new file mode ${afterSide.mode}`)
+  if (beforeSide && !afterSide) header.push(`deleted file mode ${beforeSide.mode}`)
+  if (beforeSide && afterSide && beforeSide.mode !== afterSide.mode) header.push(`old mode ${beforeSide.mode}`, `new mode ${afterSide.mode}`)
+  const before = beforeSide?.bytes
+  const after = afterSide?.bytes
   const from = before ? `a/${file}` : "/dev/null"
   const to = after ? `b/${file}` : "/dev/null"
+  // Same bytes on both sides (only the mode changed): no content to show, as git shows it.
+  if (before && after && before.equals(after)) return `${header.join("\n")}\n`
   const beforeSize = before?.length ?? 0
   const afterSize = after?.length ?? 0
   if (beforeSize > DIFF_FILE_MAX_BYTES || afterSize > DIFF_FILE_MAX_BYTES) {

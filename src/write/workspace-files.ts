@@ -91,9 +91,19 @@ function sessionHash(sessionId: string): string {
   return out
 }
 
+/**
+ * Each character of the slug, up to 60, becomes itself lowercased when it is an ASCII letter or
+ * digit and `_` otherwise; trailing `_` are then trimmed. Per character, not per UTF-16 unit, and
+ * lowercased only within ASCII, so an emoji is one `_` and a Kelvin sign never becomes `k`.
+ */
 function stemSlug(slug: string | null): string {
   if (!slug) return ""
-  return slug.toLowerCase().replace(/[^a-z0-9]/g, "_").slice(0, SLUG_MAX).replace(/_+$/, "")
+  let out = ""
+  for (const char of slug) {
+    if (out.length >= SLUG_MAX) break
+    out += /^[A-Za-z0-9]$/.test(char) ? char.toLowerCase() : "_"
+  }
+  return out.replace(/_+$/, "")
 }
 
 function isoTime(ms: number): string {

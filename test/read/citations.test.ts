@@ -42,17 +42,17 @@ describe("extractCitations", () => {
     expect(citation?.entries).toHaveLength(1)
   })
 
-  it("merges several blocks and matches the tag in any case", () => {
+  it("merges several blocks and matches the tag in any case, keeping the text between them as it was", () => {
     const second = "<MEMORY-CITATION><session_ids>\nses_zzz999\n</session_ids></MEMORY-CITATION>"
     const { text, citation } = extractCitations(`A ${BLOCK} B ${second}`)
-    expect(text).toBe("A B")
+    expect(text).toBe("A  B")
     expect(citation?.sessionIds).toEqual(["ses_abc123", "ses_def456", "ses_zzz999"])
   })
 
   it("ignores malformed entries and ids without failing", () => {
-    const block = "<memory-citation><citation_entries>\nno range here\nMEMORY.md:9-3|note=[backwards]\nMEMORY.md:7|note=[single]\n</citation_entries><session_ids>\nbad id with spaces\nses_ok1\n</session_ids></memory-citation>"
+    const block = "<memory-citation><citation_entries>\nno range here\nMEMORY.md:9-3|note=[backwards]\nMEMORY.md:7|note=[single line, no range]\nMEMORY.md:7-7|note=[one line]\n</citation_entries><session_ids>\nbad id with spaces\nses_ok1\n</session_ids></memory-citation>"
     const { citation } = extractCitations(block)
-    expect(citation?.entries).toEqual([{ path: "MEMORY.md", start: 7, end: 7, note: "single" }])
+    expect(citation?.entries).toEqual([{ path: "MEMORY.md", start: 7, end: 7, note: "one line" }])
     expect(citation?.sessionIds).toEqual(["ses_ok1"])
   })
 

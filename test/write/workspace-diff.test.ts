@@ -38,7 +38,7 @@ describe("renderWorkspaceDiff", () => {
     expect(text).toBe(renderWorkspaceDiff([{ status: "M", path: "MEMORY.md" }, { status: "D", path: "rollout_summaries/2026-11-30T08-09-10-ssyM.md" }], DIFF))
   })
 
-  it("says none when nothing changed", () => {
+  it("says none when nothing changed, with no diff section", () => {
     expectGolden("workspace_diff.none.md", renderWorkspaceDiff([], ""))
   })
 
@@ -61,15 +61,16 @@ describe("renderWorkspaceDiff", () => {
     const text = renderWorkspaceDiff([{ status: "M", path: "MEMORY.md" }], line.repeat(Math.ceil((6 * 1024 * 1024) / bytes(line))))
     expect(bytes(text)).toBeLessThanOrEqual(WORKSPACE_DIFF_MAX_BYTES)
     expect(bytes(text)).toBeGreaterThan(WORKSPACE_DIFF_MAX_BYTES - 2 * bytes(line))
-    expect(text).toMatch(/\n\+- a remembered fact[^\n]*\n\[cut here: this file is capped at 4194304 bytes and the whole diff is \d+ bytes; the rest is not shown\]\n```\n$/)
+    expect(text).toMatch(/\n\+- a remembered fact[^\n]*\n\[workspace diff truncated at 4194304 bytes: the whole diff is \d+ bytes and the rest is not shown\]\n```\n$/)
     expect(text).not.toContain("\ufffd")
   })
 
-  it("holds the cap for a single line longer than the cap, without splitting a character", () => {
+  it("holds the cap for a single line longer than the cap, keeping what fits of it without splitting a character", () => {
     const text = renderWorkspaceDiff([{ status: "A", path: "big.md" }], `+${"é".repeat(3 * 1024 * 1024)}`)
     expect(bytes(text)).toBeLessThanOrEqual(WORKSPACE_DIFF_MAX_BYTES)
+    expect(bytes(text)).toBeGreaterThan(WORKSPACE_DIFF_MAX_BYTES - 512)
     expect(text).not.toContain("\ufffd")
-    expect(text).toContain("\n[cut here:")
+    expect(text).toContain("\n[workspace diff truncated at 4194304 bytes:")
   })
 
   it("holds the cap even when the status list alone is longer than the cap", () => {
