@@ -5,7 +5,7 @@
 import { JOBS } from "../constants.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { immediate } from "./database.js"
-import { keyOfSession } from "./record-keys.js"
+import { keyOfSession, SEGMENT_SEPARATOR } from "./record-keys.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { queuePhase2 } from "./stage1-jobs.js"
@@ -108,15 +108,26 @@ export class VersionStore {
     return this.db.prepare("SELECT * FROM jobs WHERE status = 'running' ORDER BY kind, job_key").all<JobRow>()
   }
 
-  /** Cited sessions get usage_count + 1 and last_usage = now; unknown ids are ignored, as in Codex. */
-  bumpUsage(sessionIds: readonly string[]): void {
-    if (!sessionIds.length) return
-    immediate(this.db, () => {
-      // A citation names a record, or a whole session: then every segment of it counts.
-      const bump = this.db.prepare(`UPDATE stage1_outputs SET usage_count = usage_count + 1, last_usage = $now WHERE ${keyOfSession("session_id")}`)
-      const now = this.now()
-      for (const id of new Set(sessionIds)) bump.run({ id, now })
-    })
+  /**
+   * Cited sessions get usage_count + 1 and last_usage = now; unknown ids are ignored, as in Codex.
+   * Returns how many records were bumped. A citation names a record, or a whole session: then every
+   * segment of it counts. Each record counts once per call, even when the ids repeat it (the same id
+   * twice, or a session and one of its segments): Codex's store would count a repeated id twice,
+   * but its citation parser drops repeats first, so one citation counts a session once there too.
+   */
+  bumpUsage(sessionIds: readonly string[]): number {
+    if (!sessionIds.length) return 0
+    // One statement, so a record matched by several ids is still updated once.
+    return this.db
+      .prepare(
+        `UPDATE stage1_outputs SET usage_count = usage_count + 1, last_usage = $now
+         WHERE EXISTS (
+           SELECT 1 FROM json_each($ids) AS cited
+           WHERE stage1_outputs.session_id = cited.value
+              OR substr(stage1_outputs.session_id, 1, length(cited.value) + 1) = cited.value || $separator
+         )`,
+      )
+      .run({ now: this.now(), ids: JSON.stringify([...new Set(sessionIds)]), separator: SEGMENT_SEPARATOR }).changes
   }
 
   /**

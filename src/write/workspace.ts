@@ -178,9 +178,9 @@ function pruneResources(root: string, now: number): number {
     const resources = path.join(folder, "resources")
     if (!isPlainDirectory(resources)) continue
     for (const entry of fs.readdirSync(resources, { withFileTypes: true })) {
-      if (entry.isDirectory() || !entry.name.endsWith(".md")) continue
+      if (!entry.isFile() || !entry.name.endsWith(".md")) continue
       const at = nameTimestamp(entry.name)
-      if (at === undefined || now - at <= RESOURCE_RETENTION_MS) continue
+      if (at === undefined || now - at < RESOURCE_RETENTION_MS) continue
       fs.rmSync(path.join(resources, entry.name), { force: true })
       pruned++
     }
