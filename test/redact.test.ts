@@ -53,7 +53,8 @@ describe("redact", () => {
     const cases: Array<[string, string]> = [
       ["Bearer abcde+fghijklmnopqrstuvwxyz012345", "Bearer [REDACTED:bearer-token]"],
       ["Bearer abcdefghijklmnop+secret_suffix", "Bearer [REDACTED:bearer-token]"],
-      ["Bearer sk-abcdefghijklmnopqrst+secret_suffix", "Bearer [REDACTED:bearer-token]"],
+      // An OpenAI key of the legacy form (Codex's own rule takes any mix of cases) keeps its class.
+      ["Bearer sk-abcdefghijklmnopqrst+secret_suffix", "Bearer [REDACTED:openai-api-key]"],
       ["curl -H 'x: bearer AbcdefghijklMN09._~+/-=='; echo done", "curl -H 'x: bearer [REDACTED:bearer-token]'; echo done"],
       ["Bearer\tabcdefghijklmnop", "Bearer\t[REDACTED:bearer-token]"],
       ["Bearer   abcdefghijklmnop", "Bearer   [REDACTED:bearer-token]"],

@@ -147,6 +147,10 @@ export const PREFIX_RULES: readonly PrefixRule[] = Object.freeze([
   rule("openrouter-api-key", ["sk-or-v1-"], String.raw`sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])`),
   rule("deepseek-api-key", ["sk-"], String.raw`sk-[a-f0-9]{32}(?![A-Za-z0-9_-])`, { validate: hasDigit }),
   rule("openai-api-key", ["sk-"], String.raw`sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{20,512}`, { validate: mixed }),
+  // The legacy form, as Codex's own rule takes it: 20+ letters and digits in any mix of cases
+  // (`sk-abcdefghijklmnopqrstuvwxyz123456`). Tried after the rule above, which takes a longer key
+  // with `-` or `_` in it whole.
+  rule("openai-api-key", ["sk-"], String.raw`sk-[A-Za-z0-9]{20,512}(?![A-Za-z0-9])`),
   rule("huggingface-token", ["hf_", "api_org_"], String.raw`(?:hf_|api_org_)[A-Za-z0-9]{30,64}(?![A-Za-z0-9])`, { validate: (s) => /[a-z]/.test(s) && /[A-Z]/.test(s) }),
   rule("groq-api-key", ["gsk_"], String.raw`gsk_[A-Za-z0-9]{48,64}`, { validate: mixed }),
   rule("perplexity-api-key", ["pplx-"], String.raw`pplx-[A-Za-z0-9]{40,64}`, { validate: mixed }),

@@ -6,11 +6,12 @@
 // A row is one rendered piece of a message, rendered by transcript-parts.ts (the same private
 // scrub, injected-block and citation stripping and redaction as V1), then labelled:
 //
-//   [human user]            the user's own text, and their answers to the assistant's question tool
+//   [human user]            the user's own text (an attached image or audio file as a placeholder
+//                           in it, as Codex has them), and their answers to the assistant's question tool
 //   [assistant final]       the assistant's last text before the user speaks again (or the session ends)
 //   [assistant commentary]  every other assistant text
 //   [other agent]           agent and subtask parts, and what a sub-agent (the task tool) returned
-//   [context]               text OpenCode added itself (synthetic), compaction summaries, files, errors
+//   [context]               text OpenCode added itself (synthetic), compaction summaries, other files, errors
 //   [tool <name>]           a tool call with its result
 //
 // The selection takes the tiers in that priority order (human, final, other agent, commentary,
@@ -169,6 +170,16 @@ function collectRows(messages: readonly TranscriptMessage[], base: BaseContext):
         texts.push(text)
         continue
       }
+      const media = mediaPlaceholder(part)
+      if (media) {
+        // An image or a recording stays inside its message's row as a placeholder, as in Codex:
+        // what the user showed belongs to what they said, and its bytes are never copied.
+        const tier: EvidenceTier = summary ? "context" : role === "user" ? "human" : "commentary"
+        if (texts.length && tier !== textTier) flush()
+        textTier = tier
+        texts.push(media)
+        continue
+      }
       flush()
       const row = partRow(part, context)
       if (row) push(row)
@@ -179,6 +190,15 @@ function collectRows(messages: readonly TranscriptMessage[], base: BaseContext):
   }
   closeTurn()
   return rows
+}
+
+/** Codex's placeholders for message media: an attached image or audio file, by its MIME type. */
+function mediaPlaceholder(part: TranscriptPart): string | undefined {
+  if (part.type !== "file" || typeof part.mime !== "string") return undefined
+  const mime = part.mime.toLowerCase()
+  if (mime.startsWith("image/")) return "[image omitted]"
+  if (mime.startsWith("audio/")) return "[audio omitted]"
+  return undefined
 }
 
 function partRow(part: TranscriptPart, context: PartContext): RawRow | undefined {

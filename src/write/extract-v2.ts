@@ -18,18 +18,24 @@ const CUT_RESERVE_BYTES = 96
 /** A branch name is a hint: a long one is cut rather than allowed to crowd the prompt. */
 const BRANCH_MAX_CHARS = 200
 
-/** What OpenCode's `format: json_schema` asks the model for. */
+/**
+ * What OpenCode's `format: json_schema` asks the model for. As in Codex's V2 contract the slug is a
+ * required string, never null: every V2 summary file is named with one (an empty string leaves it out).
+ */
 export const EXTRACTION_V2_SCHEMA = Object.freeze({
   type: "object",
   properties: {
     rollout_summary: { type: "string", description: "Chronological account of the session, or empty" },
-    rollout_slug: { type: ["string", "null"], description: "Short lowercase dash-separated topic, at most 60 characters" },
+    rollout_slug: { type: "string", description: "Short lowercase dash-separated topic, at most 60 characters, or empty" },
   },
   required: ["rollout_summary", "rollout_slug"],
   additionalProperties: false,
 })
 
-// Lenient where the schema is strict, like V1: a missing slug or an extra field costs nothing.
+// Lenient where the schema is strict, like V1 (Codex refuses both): a null or missing slug or an
+// extra field costs nothing. OpenCode cannot promise strict schema enforcement on every provider,
+// and OpenCode 2's generate.text has no schema at all, so refusing would turn a usable answer into
+// a failed job and a paid retry; an extra field is dropped, never stored.
 const answerSchema = z.object({
   rollout_summary: z.string(),
   rollout_slug: z.string().nullable().optional(),

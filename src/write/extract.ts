@@ -21,6 +21,9 @@ export const EXTRACTION_SCHEMA = Object.freeze({
   additionalProperties: false,
 })
 
+// Lenient where the schema is strict (Codex's parser refuses unknown fields): OpenCode cannot
+// promise strict schema enforcement on every provider, and OpenCode 2's generate.text has none, so
+// an extra field is dropped rather than failing a usable answer and paying for a retry.
 const answerSchema = z.object({
   rollout_summary: z.string(),
   raw_memory: z.string(),

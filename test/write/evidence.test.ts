@@ -65,7 +65,8 @@ describe("selectEvidence: rows and tiers", () => {
   it("renders a realistic session byte for byte", () => {
     const evidence = select(realisticSession())
     expectGolden("evidence.session.txt", evidence.chunks.join(""))
-    expect(evidence).toMatchObject({ kept: 14, omitted: 0, redactions: {} })
+    // The image joins the user's row (13 rows, not 14).
+    expect(evidence).toMatchObject({ kept: 13, omitted: 0, redactions: {} })
     expect(evidence.bytes).toBe(bytes(evidence.chunks.join("")))
   })
 
@@ -111,9 +112,14 @@ describe("selectEvidence: rows and tiers", () => {
   })
 
   it("shows files as a placeholder line and never their content", () => {
+    const out = whole([user(text("see"), { type: "file", mime: "text/plain", filename: "notes.txt", url: "data:text/plain;base64,SECRETBYTES" })])
+    expect(out).toContain("[context]\n[file] notes.txt (text/plain)\n")
+    expect(out).not.toContain("SECRETBYTES")
+  })
+
+  it("keeps an image or audio file inside the user's row as a placeholder, never its bytes", () => {
     const out = whole([user(text("see"), { type: "file", mime: "image/png", filename: "shot.png", url: "data:image/png;base64,SECRETPIXELS" })])
-    expect(out).toContain("[context]\n[file] shot.png (image/png)\n")
-    expect(out).not.toContain("SECRETPIXELS")
+    expect(out).toBe("[human user]\nsee\n\n[image omitted]\n")
   })
 
   it("demotes a compaction summary to context", () => {

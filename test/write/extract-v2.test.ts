@@ -47,10 +47,10 @@ describe("V2 extraction prompt", () => {
     expect(templates.input.placeholders.has("transcript")).toBe(false)
   })
 
-  it("asks for the summary and the slug only, both required", () => {
+  it("asks for the summary and the slug only, both required strings", () => {
     expect(EXTRACTION_V2_SCHEMA).toEqual({
       type: "object",
-      properties: { rollout_summary: expect.objectContaining({ type: "string" }), rollout_slug: expect.objectContaining({ type: ["string", "null"] }) },
+      properties: { rollout_summary: expect.objectContaining({ type: "string" }), rollout_slug: expect.objectContaining({ type: "string" }) },
       required: ["rollout_summary", "rollout_slug"],
       additionalProperties: false,
     })
