@@ -120,17 +120,37 @@ export class Phase1 {
       .catch((error) => this.deps.diagnostics.error("phase1", error))
   }
 
+  /** Resolves once the pass and the captures in flight, if any, are over. */
+  async settled(): Promise<void> {
+    await Promise.all([this.flight.settled(), this.captureFlight.settled()])
+  }
+
   capturesSettled(): Promise<void> {
     return this.captureFlight.settled()
   }
 
-  /** Starts a pass in the background; its failures become diagnostics. */
+  /**
+   * Starts a pass in the background, then phase 2 (afterPass); failures become diagnostics. A
+   * trigger while a pass is under way gets one more pass right after it: the pass under way listed
+   * the sessions before this trigger, and a session that became due meanwhile would otherwise
+   * wait for the next unrelated event.
+   */
   trigger(currentSessionId?: string): void {
     this.triggerCaptures()
-    void this.pass(currentSessionId)
-      // A pass already in flight runs afterPass itself when it ends: phase 2 then sees its records.
-      .then((report) => (report.type === "skipped" && report.reason === "in_flight" ? undefined : this.deps.afterPass?.()))
-      .catch((error) => this.deps.diagnostics.error("phase1", error))
+    void this.flight.request(async (): Promise<PassReport> => {
+      try {
+        return await this.run(currentSessionId)
+      } catch (error) {
+        this.deps.diagnostics.error("phase1", error)
+        return { type: "discovery_failed", error: errorMessage(error) }
+      } finally {
+        try {
+          this.deps.afterPass?.()
+        } catch (error) {
+          this.deps.diagnostics.error("phase1", error)
+        }
+      }
+    })
   }
 
   pass(currentSessionId?: string): Promise<PassReport> {

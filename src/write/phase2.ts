@@ -76,6 +76,12 @@ export interface Phase2Deps {
    * deleted anywhere is forgotten by this very run). Its failure only skips it.
    */
   beforeSelect?: (signal: AbortSignal) => Promise<void>
+  /**
+   * Resolves once this instance's extractions in flight are stored. A run waits for it before it
+   * looks: one that chose its inputs while a record of the same pass was on its way would start the
+   * cooldown without it, and that record would wait up to six hours for the next run.
+   */
+  extractionsSettled?: () => Promise<void>
 }
 
 export type Phase2Outcome =
@@ -146,6 +152,8 @@ export class Phase2 {
     const scope = breakerScope(model, "consolidation")
     if (this.deps.breaker.check(scope)) return { type: "skipped", reason: "rate_limited" }
     if (this.deps.hold?.()) return { type: "skipped", reason: "held" }
+    await this.deps.extractionsSettled?.()
+    if (this.shutdown.signal.aborted) return { type: "skipped", reason: "disposed" }
 
     // 0. reconciliation, when a claim is coming: a session deleted anywhere is forgotten by this
     // very run. Done before the claim, so the lease is not held while OpenCode is asked.

@@ -196,7 +196,25 @@ describe("phase 1", () => {
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(after).toEqual([])
     release!()
-    await vi.waitFor(() => expect(after).toEqual([1]))
+    // The trigger that found the pass busy gets a pass of its own after it: phase 2 follows both.
+    await vi.waitFor(() => expect(after).toEqual([1, 1]))
+  })
+
+  it("a trigger during a pass gets one more pass after it, which claims what became due meanwhile", async () => {
+    host.addSession({ id: "ses_slow", updatedAt: clock - 7 * HOUR }, conversation("slow"))
+    let release: (() => void) | undefined
+    host.responder = () => new Promise((resolve) => (release = () => resolve(memoryAnswer("slow fact"))))
+    const { p } = phase1()
+    p.trigger()
+    await vi.waitFor(() => expect(release).toBeDefined())
+    // Due now, but the pass under way listed the sessions before it was.
+    host.addSession({ id: "ses_late", updatedAt: clock - 7 * HOUR }, conversation("late"))
+    host.responder = () => memoryAnswer("late fact")
+    p.trigger()
+    p.trigger()
+    clock += 60_000
+    release!()
+    await vi.waitFor(() => expect(outputs().map((o) => o.session_id).sort()).toEqual(["ses_late", "ses_slow"]))
   })
 
   it("counts one idle moment once, though OpenCode reports it twice", () => {

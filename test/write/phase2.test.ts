@@ -217,6 +217,21 @@ describe("phase 2", () => {
     expect(runs).toBe(2)
   })
 
+  it("waits for this instance's extractions in flight, so their records are in the run that follows them", async () => {
+    seedOutput("ses_a")
+    writingConsolidator()
+    let stored: () => void = () => undefined
+    const extraction = new Promise<void>((resolve) => (stored = resolve))
+    const p = phase2(undefined, { extractionsSettled: () => extraction })
+    const run = p.run()
+    // The record lands while the run waits; without the wait the run would consolidate ses_a alone.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    seedOutput("ses_b")
+    stored()
+    expect(await run).toMatchObject({ type: "succeeded" })
+    expect(statusOf(diffs[0]!).filter((line) => line.startsWith("A rollout_summaries/"))).toHaveLength(2)
+  })
+
   it("pauses a rate-limited model for an hour without spending a retry", async () => {
     seedOutput("ses_a")
     model = { providerID: "acme", modelID: "big" }
