@@ -101,6 +101,12 @@ export const STAGE_TWO = Object.freeze({
   HEARTBEAT_MS: 90_000,
   /** stage_two::JOB_RETRY_DELAY_SECONDS: backoff after a failure. */
   RETRY_DELAY_MS: 60 * 60 * 1000,
+  /**
+   * Not in Codex: the raw memories and rollout summaries one consolidation is given, at most, in
+   * UTF-8 bytes (about 250,000 tokens; some 48 records at their caps, hundreds at the usual size).
+   * The records over it are the least used and oldest; they wait for a later run.
+   */
+  INPUT_BUDGET_BYTES: 1_000_000,
   /** PRUNE_BATCH_SIZE: stale outputs deleted per retention pass, at most. */
   PRUNE_BATCH: 200,
   /** The same bound on a job row's last_error as phase 1's. */

@@ -18,6 +18,7 @@ import { keyOfSession, sessionOfColumn, sessionOfKey } from "./record-keys.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { cut, queuePhase2 } from "./stage1-jobs.js"
+import { capRecord, RAW_MEMORY_MAX_BYTES, ROLLOUT_SUMMARY_MAX_BYTES } from "./record-caps.js"
 
 export type Phase2ClaimOutcome =
   | { type: "claimed"; token: string; watermark: number }
@@ -172,36 +173,59 @@ export class Phase2Jobs {
    * id order so that a change of rank does not reorder the files phase 2 writes. The modes live in
    * another database for V2, so the excluded ids come in as one JSON parameter and are filtered in
    * the same query (Codex pages through candidates instead).
+   *
+   * Not in Codex: the selection also stops, in rank order, before the raw memories and summaries
+   * taken together pass `maxBytes` (STAGE_TWO.INPUT_BUDGET_BYTES), so the consolidator's input is
+   * bounded however large the records are; the records left out are the least used and oldest.
    */
-  selectInputs(limit: number, maxUnusedDays: number, excluded: ReadonlySet<string> = new Set()): Phase2Input[] {
+  selectInputs(limit: number, maxUnusedDays: number, excluded: ReadonlySet<string> = new Set(), maxBytes: number = STAGE_TWO.INPUT_BUDGET_BYTES): Phase2Input[] {
     // A negative LIMIT would mean no limit to SQLite.
     const top = Math.max(0, Math.floor(limit))
     if (top === 0) return []
     const rows = this.db
       .prepare(
         `SELECT * FROM (
-           SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd,
-                  o.usage_count, o.last_usage, o.generated_at
-           FROM stage1_outputs AS o
-           WHERE ${sessionOfColumn("o.session_id")} NOT IN (SELECT value FROM json_each($excluded))
-             AND (trim(o.raw_memory, $blank) <> '' OR trim(o.rollout_summary, $blank) <> '')
-             AND (o.last_usage >= $cutoff OR (o.last_usage IS NULL AND o.source_updated_at >= $cutoff))
-           ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC
-           LIMIT $top
-         ) ORDER BY session_id ASC`,
+           SELECT *, SUM(MIN(length(CAST(raw_memory AS BLOB)), $rawCap) + MIN(length(CAST(rollout_summary AS BLOB)), $summaryCap))
+                       OVER (ORDER BY rank ROWS UNBOUNDED PRECEDING) AS running_bytes
+           FROM (
+             SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd,
+                    o.usage_count, o.last_usage, o.generated_at,
+                    ROW_NUMBER() OVER (ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC) AS rank
+             FROM stage1_outputs AS o
+             WHERE ${sessionOfColumn("o.session_id")} NOT IN (SELECT value FROM json_each($excluded))
+               AND (trim(o.raw_memory, $blank) <> '' OR trim(o.rollout_summary, $blank) <> '')
+               AND (o.last_usage >= $cutoff OR (o.last_usage IS NULL AND o.source_updated_at >= $cutoff))
+             ORDER BY rank
+             LIMIT $top
+           )
+         )
+         WHERE running_bytes <= $maxBytes
+         ORDER BY session_id ASC`,
       )
-      .all<OutputRow>({ blank: BLANK, cutoff: this.cutoff(maxUnusedDays), top, excluded: JSON.stringify([...excluded]) })
-    return rows.map((row) => ({
-      sessionId: row.session_id,
-      sourceUpdatedAt: Number(row.source_updated_at),
-      rawMemory: row.raw_memory,
-      rolloutSummary: row.rollout_summary,
-      slug: row.rollout_slug,
-      cwd: row.cwd,
-      usageCount: Number(row.usage_count),
-      lastUsage: row.last_usage === null ? null : Number(row.last_usage),
-      generatedAt: Number(row.generated_at),
-    }))
+      .all<OutputRow>({
+        blank: BLANK,
+        cutoff: this.cutoff(maxUnusedDays),
+        top,
+        excluded: JSON.stringify([...excluded]),
+        maxBytes: Math.max(0, Math.floor(maxBytes)),
+        rawCap: RAW_MEMORY_MAX_BYTES,
+        summaryCap: ROLLOUT_SUMMARY_MAX_BYTES,
+      })
+    return rows.map((row) => {
+      // Records stored before the caps existed are held to them here, as new ones are when stored.
+      const capped = capRecord(row.raw_memory, row.rollout_summary)
+      return {
+        sessionId: row.session_id,
+        sourceUpdatedAt: Number(row.source_updated_at),
+        rawMemory: capped.rawMemory,
+        rolloutSummary: capped.rolloutSummary,
+        slug: row.rollout_slug,
+        cwd: row.cwd,
+        usageCount: Number(row.usage_count),
+        lastUsage: row.last_usage === null ? null : Number(row.last_usage),
+        generatedAt: Number(row.generated_at),
+      }
+    })
   }
 
   /**

@@ -3,18 +3,14 @@
 // the checks on the answer. V2 asks for the session summary and a slug only: there is no raw
 // memory, and consolidation reads the summaries.
 import path from "node:path"
-import { READ_PATH } from "../constants.js"
 import { redact, redactText } from "../redact/redact.js"
 import { loadTemplate, renderTemplate } from "../util/templates.js"
-import { truncateMiddle } from "../util/tokens.js"
 import { z } from "../util/zod.js"
+import { capBytes, ROLLOUT_SUMMARY_MAX_BYTES } from "../store/record-caps.js"
 import { SINGLE_PROMPT_REMINDER, answerValue, cleanSlug, describeIssues, findEcho, templateEchoes, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
 
 /** Codex's V2 summary cap: a summary is cut to this many UTF-8 bytes, marker included. */
-export const V2_SUMMARY_MAX_BYTES = 9_000
-
-/** Room kept for the cut marker, so that the cut summary stays within the cap. */
-const CUT_RESERVE_BYTES = 96
+export const V2_SUMMARY_MAX_BYTES = ROLLOUT_SUMMARY_MAX_BYTES
 /** A branch name is a hint: a long one is cut rather than allowed to crowd the prompt. */
 const BRANCH_MAX_CHARS = 200
 
@@ -93,15 +89,12 @@ export function parseExtractionV2(templates: ExtractionTemplates, answer: unknow
   const safeSlug = parsed.data.rollout_slug == null ? undefined : redact(parsed.data.rollout_slug)
   const counts: Record<string, number> = { ...safeSummary.counts }
   for (const [key, n] of Object.entries(safeSlug?.counts ?? {})) counts[key] = (counts[key] ?? 0) + n
+  const rolloutSummary = capBytes(safeSummary.text, V2_SUMMARY_MAX_BYTES)
+  const cuts = rolloutSummary === safeSummary.text ? [] : [{ field: "rollout_summary" as const, bytes: Buffer.byteLength(safeSummary.text, "utf8") }]
   return {
     type: "memory",
-    memory: { rawMemory: "", rolloutSummary: capSummary(safeSummary.text), slug: cleanSlug(safeSlug?.text ?? null), cwd: cwd ? path.normalize(cwd) : null },
+    memory: { rawMemory: "", rolloutSummary, slug: cleanSlug(safeSlug?.text ?? null), cwd: cwd ? path.normalize(cwd) : null },
     redactions: counts,
+    cuts,
   }
-}
-
-/** At most V2_SUMMARY_MAX_BYTES, the middle cut on character boundaries, the marker within the cap. */
-function capSummary(summary: string): string {
-  if (Buffer.byteLength(summary, "utf8") <= V2_SUMMARY_MAX_BYTES) return summary
-  return truncateMiddle(summary, (V2_SUMMARY_MAX_BYTES - CUT_RESERVE_BYTES) / READ_PATH.BYTES_PER_TOKEN)
 }

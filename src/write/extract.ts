@@ -4,6 +4,7 @@ import path from "node:path"
 import { redact } from "../redact/redact.js"
 import { loadTemplate, renderTemplate, type Template } from "../util/templates.js"
 import { z } from "../util/zod.js"
+import { capRecord, type CappedRecord } from "../store/record-caps.js"
 
 export const SLUG_MAX = 60
 /** The reminder that ends a single-prompt extraction, for every version. */
@@ -99,14 +100,15 @@ export interface ExtractedMemory {
 }
 
 export type ExtractionResult =
-  | { type: "memory"; memory: ExtractedMemory; redactions: Record<string, number> }
+  /** `cuts`: the fields over their cap (record-caps.ts), cut before anything is stored. */
+  | { type: "memory"; memory: ExtractedMemory; redactions: Record<string, number>; cuts: CappedRecord["cuts"] }
   | { type: "empty" }
   | { type: "invalid"; reason: string }
 
 /**
  * Checks an answer. Blank fields mean "nothing to remember"; a malformed answer or an echo of
  * the prompt fails the job (and is retried), so nothing half-formed is stored. What is kept is
- * redacted again: the model may have written a secret back out.
+ * redacted again (the model may have written a secret back out), then held within its caps.
  */
 export function parseExtraction(templates: ExtractionTemplates, answer: unknown, cwd: string): ExtractionResult {
   const value = answerValue(answer)
@@ -126,10 +128,13 @@ export function parseExtraction(templates: ExtractionTemplates, answer: unknown,
   const safeSlug = parsed.data.rollout_slug == null ? undefined : redact(parsed.data.rollout_slug)
   const counts: Record<string, number> = { ...safeSummary.counts }
   for (const [key, n] of [...Object.entries(safeRaw.counts), ...Object.entries(safeSlug?.counts ?? {})]) counts[key] = (counts[key] ?? 0) + n
+  // Redacted before the cut, so that no secret is cut in half and missed.
+  const capped = capRecord(safeRaw.text, safeSummary.text)
   return {
     type: "memory",
-    memory: { rawMemory: safeRaw.text, rolloutSummary: safeSummary.text, slug: cleanSlug(safeSlug?.text ?? null), cwd: cwd ? path.normalize(cwd) : null },
+    memory: { rawMemory: capped.rawMemory, rolloutSummary: capped.rolloutSummary, slug: cleanSlug(safeSlug?.text ?? null), cwd: cwd ? path.normalize(cwd) : null },
     redactions: counts,
+    cuts: capped.cuts,
   }
 }
 

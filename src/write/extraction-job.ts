@@ -120,6 +120,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
     if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     audit(result.redactions, "answer")
+    for (const cut of result.cuts) diagnostics.report("warn", "phase1", `the extractor's ${cut.field} for ${id} had ${cut.bytes} bytes; its middle was cut to keep it within the cap`)
     return finish(jobs.succeed(id, claim.token, { ...result.memory, host: ctx.host.kind }), "stored")
   } catch (error) {
     if (ctx.signal.aborted) return finish(jobs.release(id, claim.token), "released")

@@ -62,6 +62,9 @@ export function renderRolloutSummary(input: WorkspaceInput, layout: MemoryVersio
   return [...head, "", text].join("\n")
 }
 
+/** The lines above the first section: title, blank, the order and length line, blank. */
+const RAW_MEMORIES_HEAD_LINES = 4
+
 export function renderRawMemories(inputs: readonly WorkspaceInput[]): string {
   if (inputs.length === 0) return "# Raw Memories\n\nNo raw memories yet.\n"
   const stems = rolloutSummaryStems(inputs)
@@ -77,7 +80,11 @@ export function renderRawMemories(inputs: readonly WorkspaceInput[]): string {
       body(input.rawMemory),
     ].join("\n"),
   )
-  return ["# Raw Memories", "", "Sessions are listed in ascending session id order.", "", sections.join("\n")].join("\n")
+  const text = sections.join("\n")
+  // The file's own length, so a consolidator whose read stops early knows there is more to page through.
+  const lines = text.split("\n").length - 1 + RAW_MEMORIES_HEAD_LINES
+  const count = `${inputs.length} session${inputs.length === 1 ? "" : "s"}, ${lines} lines in all`
+  return ["# Raw Memories", "", `Sessions are listed in ascending session id order: ${count}. Read to the last line.`, "", text].join("\n")
 }
 
 /** Four base-62 digits from the first 32 bits of the id's SHA-256 (OpenCode ids are not UUIDs). */

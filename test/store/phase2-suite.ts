@@ -14,6 +14,7 @@ import { VersionStore } from "../../src/store/version-store.js"
 import { Phase2Jobs, type Phase2Claim, type Phase2ClaimOutcome } from "../../src/store/phase2-jobs.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
+import { RAW_MEMORY_MAX_BYTES, ROLLOUT_SUMMARY_MAX_BYTES } from "../../src/store/record-caps.js"
 import { deadPid, fakeOwners } from "./stage1-suite.js"
 
 export interface Phase2Context {
@@ -584,6 +585,34 @@ export const phase2Cases: Phase2Case[] = [
         lastUsage: START - 10 * DAY,
         generatedAt: START - 20 * DAY,
       })
+    }),
+  },
+  {
+    name: "selection stops before the byte budget in rank order, and holds records stored before the caps to them",
+    run: scenario(({ connect }) => {
+      const jobs = connect()
+      const kb = (n: number, fill: string) => fill.repeat(n * 1_000)
+      // Rank: ses_used (used), then ses_new, ses_mid, ses_old by update.
+      seedOutput(jobs, "ses_used", { at: START - 9 * DAY, usage: 3, lastUsage: START - DAY, raw: kb(4, "u"), summary: kb(1, "U") })
+      seedOutput(jobs, "ses_new", { at: START - HOUR, raw: kb(3, "n"), summary: kb(1, "N") })
+      seedOutput(jobs, "ses_mid", { at: START - 2 * HOUR, raw: kb(3, "m"), summary: kb(1, "M") })
+      seedOutput(jobs, "ses_old", { at: START - 3 * HOUR, raw: kb(1, "o"), summary: "" })
+      // 5,000 + 4,000 bytes fit 9,000; ses_mid would pass it, and so ses_old after it is left out too.
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), 9_000)), ["ses_new", "ses_used"])
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), 14_000)), ["ses_mid", "ses_new", "ses_old", "ses_used"])
+      assert.deepEqual(jobs.selectInputs(100, 30, new Set(), 4_999), [])
+
+      // A 3 MB record from before the caps counts, and comes back, at its caps.
+      seedOutput(jobs, "ses_huge", { at: START - 30 * 60_000, raw: `HEAD${kb(3_000, "h")}TAIL`, summary: kb(3_000, "s") })
+      // It ranks second, after ses_used's 5,000 bytes.
+      const budget = 5_000 + RAW_MEMORY_MAX_BYTES + ROLLOUT_SUMMARY_MAX_BYTES
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), budget)), ["ses_huge", "ses_used"])
+      const huge = jobs.selectInputs(100, 30, new Set(), budget).find((input) => input.sessionId === "ses_huge")
+      assert.ok(huge, "the capped record fits a budget of exactly its caps")
+      assert.ok(Buffer.byteLength(huge.rawMemory) <= RAW_MEMORY_MAX_BYTES && Buffer.byteLength(huge.rolloutSummary) <= ROLLOUT_SUMMARY_MAX_BYTES)
+      assert.ok(huge.rawMemory.startsWith("HEAD") && huge.rawMemory.endsWith("TAIL") && huge.rawMemory.includes("tokens truncated"))
+      // The default budget holds every record here.
+      assert.equal(jobs.selectInputs(100, 30).length, 5)
     }),
   },
   {

@@ -63,6 +63,7 @@ describe("parseExtractionV2", () => {
       type: "memory",
       memory: { rawMemory: "", rolloutSummary: good.rollout_summary, slug: "fix-ci-cache", cwd: "/home/u/acme/" },
       redactions: {},
+      cuts: [],
     })
     expect(parseExtractionV2(templates, { ...good, rollout_slug: null }, "")).toMatchObject({ type: "memory", memory: { slug: null, cwd: null } })
   })

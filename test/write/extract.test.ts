@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { cleanSlug, loadExtractionTemplates, parseExtraction, renderExtractionPrompt } from "../../src/write/extract.js"
+import { RAW_MEMORY_MAX_BYTES, ROLLOUT_SUMMARY_MAX_BYTES } from "../../src/store/record-caps.js"
 import { expectGolden } from "../golden/golden.js"
 
 const templates = loadExtractionTemplates(fileURLToPath(new URL("../../templates", import.meta.url)))
@@ -26,7 +27,36 @@ describe("parseExtraction", () => {
       type: "memory",
       memory: { rawMemory: good.raw_memory, rolloutSummary: good.rollout_summary, slug: "fix-ci-cache", cwd: "/home/u/acme" },
       redactions: {},
+      cuts: [],
     })
+  })
+
+  it("cuts a runaway raw memory and summary to their caps, keeping both ends and marking the cut", () => {
+    const answer = { rollout_summary: `Summary start.\n${"s".repeat(3_000_000)}\nSummary end.`, raw_memory: `---\ndescription: x\n---\n${"é".repeat(1_500_000)}\n- last fact`, rollout_slug: "big" }
+    const result = parseExtraction(templates, answer, "/p")
+    if (result.type !== "memory") throw new Error(`expected a memory, got ${result.type}`)
+    const { rawMemory, rolloutSummary } = result.memory
+    expect(Buffer.byteLength(rawMemory)).toBeLessThanOrEqual(RAW_MEMORY_MAX_BYTES)
+    expect(Buffer.byteLength(rawMemory)).toBeGreaterThan(RAW_MEMORY_MAX_BYTES - 200)
+    expect(Buffer.byteLength(rolloutSummary)).toBeLessThanOrEqual(ROLLOUT_SUMMARY_MAX_BYTES)
+    expect(rawMemory.startsWith("---\ndescription: x\n---\n")).toBe(true)
+    expect(rawMemory.endsWith("- last fact")).toBe(true)
+    expect(rolloutSummary.startsWith("Summary start.")).toBe(true)
+    expect(rolloutSummary.endsWith("Summary end.")).toBe(true)
+    expect(rawMemory).toMatch(/\[\.\.\. \d+ tokens truncated \.\.\.\]/)
+    // Cut on character boundaries: no replacement character from a split é.
+    expect(rawMemory).not.toContain("\ufffd")
+    expect(result.cuts).toEqual([
+      { field: "raw_memory", bytes: Buffer.byteLength(answer.raw_memory.trim()) },
+      { field: "rollout_summary", bytes: Buffer.byteLength(answer.rollout_summary.trim()) },
+    ])
+  })
+
+  it("keeps a record within its caps byte for byte", () => {
+    const raw = "r".repeat(RAW_MEMORY_MAX_BYTES)
+    const summary = "s".repeat(ROLLOUT_SUMMARY_MAX_BYTES)
+    const result = parseExtraction(templates, { rollout_summary: summary, raw_memory: raw, rollout_slug: "" }, "/p")
+    expect(result).toMatchObject({ type: "memory", memory: { rawMemory: raw, rolloutSummary: summary }, cuts: [] })
   })
 
   it("accepts the answer as a JSON string too", () => {

@@ -217,6 +217,26 @@ describe("phase 2", () => {
     expect(runs).toBe(2)
   })
 
+  it("gives no record room to crowd the others out: one OpenCode read of raw_memories.md shows every session", async () => {
+    // A record stored before the caps: megabytes of raw memory, ranked first by its recent update.
+    db.prepare(
+      "INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at) VALUES ('ses_huge', $t, $raw, $raw, 'huge', '/p', $t)",
+    ).run({ t: clock - 60_000, raw: "junk line\n".repeat(300_000) })
+    for (const id of ["ses_one", "ses_two", "ses_three"]) seedOutput(id)
+    let firstPage = ""
+    host.responder = (_id, prompt) => {
+      // What OpenCode 1.18.33's read tool returns at most: 2,000 lines or 51,200 bytes.
+      const bytes = fs.readFileSync(path.join(prompt.directory, "raw_memories.md"))
+      firstPage = bytes.subarray(0, 51_200).toString("utf8").split("\n").slice(0, 2_000).join("\n")
+      fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), "# Task group: all\n")
+      fs.writeFileSync(path.join(prompt.directory, "memory_summary.md"), "v1\n")
+      return { text: "done" }
+    }
+    expect(await phase2().run()).toMatchObject({ type: "succeeded" })
+    for (const id of ["ses_huge", "ses_one", "ses_two", "ses_three"]) expect(firstPage).toContain(`## Session \`${id}\``)
+    expect(firstPage).toMatch(/Sessions are listed in ascending session id order: 4 sessions, \d+ lines in all/)
+  })
+
   it("waits for this instance's extractions in flight, so their records are in the run that follows them", async () => {
     seedOutput("ses_a")
     writingConsolidator()
