@@ -153,7 +153,7 @@ export class VersionPipeline {
       consolidationModel: deps.consolidationModel,
       extensions: () => deps.extensions,
       ...(deps.beforeSelect ? { beforeSelect: deps.beforeSelect } : {}),
-      extractionsSettled: () => this.phase1?.settled() ?? Promise.resolve(),
+      extractionsSettled: () => this.phase1?.inFlight() ?? Promise.resolve(),
       ...(deps.recordReview ? { recordReview: (summary: ReviewSummary, diff: string) => deps.recordReview!(spec.version, summary, diff) } : {}),
       onConsolidated: (sessions) => {
         this.tables?.store.recordConsolidated(sessions)

@@ -29,6 +29,11 @@ export class SingleFlight<T> {
     return started
   }
 
+  /** Resolves once the run in flight now, if any, has settled; a rerun it queued is not waited for. */
+  async runInFlight(): Promise<void> {
+    await this.current?.catch(() => undefined)
+  }
+
   /** Resolves once the run in flight, if any, has settled (its failure is not rethrown). */
   async settled(): Promise<void> {
     while (this.current) await this.current.catch(() => undefined)

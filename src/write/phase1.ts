@@ -120,9 +120,12 @@ export class Phase1 {
       .catch((error) => this.deps.diagnostics.error("phase1", error))
   }
 
-  /** Resolves once the pass and the captures in flight, if any, are over. */
-  async settled(): Promise<void> {
-    await Promise.all([this.flight.settled(), this.captureFlight.settled()])
+  /**
+   * Resolves once the pass and the captures in flight now, if any, are over; not the reruns they
+   * queued, which may only list sessions (phase 2 waits for this, and must not wait for those).
+   */
+  async inFlight(): Promise<void> {
+    await Promise.all([this.flight.runInFlight(), this.captureFlight.runInFlight()])
   }
 
   capturesSettled(): Promise<void> {
