@@ -8,21 +8,15 @@ import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CONSOLIDATE, diffDrivenConsolidator } from "./support/consolidator.js"
-import { FakeLlm, lastUserText, userText, type AgentHandler, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, lastUserText, type AgentHandler } from "./support/fake-llm.js"
 import { memoryBlockOf } from "./support/closed-loop.js"
 import { phase2Status, query } from "./support/memory-db.js"
 import { createSandbox, defaultPluginSpec, repoRoot, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { copyingExtractor } from "./support/facts.js"
 import { ServerApi } from "./support/server-api.js"
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
-const FACT_LINE = /FACT-[A-Z]+: [a-zA-Z ]+/g
-
-function copyingExtractor(request: ChatRequest): Record<string, unknown> {
-  const facts = [...new Set(userText(request).match(FACT_LINE) ?? [])]
-  if (!facts.length) return { rollout_summary: "", raw_memory: "", rollout_slug: "" }
-  return { rollout_summary: `The user shared facts.\n${facts.join("\n")}`, raw_memory: `---\ndescription: facts\n---\n${facts.map((f) => `- ${f}`).join("\n")}`, rollout_slug: "facts" }
-}
 
 describe("a bad consolidation on a real OpenCode", () => {
   let llm: FakeLlm

@@ -14,10 +14,11 @@ import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { diffDrivenConsolidator } from "./support/consolidator.js"
-import { FakeLlm, userText, type ChatRequest } from "./support/fake-llm.js"
+import { FakeLlm, userText } from "./support/fake-llm.js"
 import { folderTexts } from "./support/folder-texts.js"
 import { query } from "./support/memory-db.js"
 import { createSandbox, defaultPluginSpec, opencodeBinary, repoRoot, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
+import { copyingExtractor } from "./support/facts.js"
 import { ServerApi } from "./support/server-api.js"
 
 const MINUTE = 60_000
@@ -32,18 +33,6 @@ const FACTS = {
   foxtrot: "FACT-FOXTROT: the mobile app ships through fastlane",
 } as const
 type Name = keyof typeof FACTS
-const FACT_LINE = /FACT-[A-Z]+: [a-zA-Z ]+/g
-
-/** The scripted extractor copies every fact line its transcript shows: whatever memory text reached it would be stored again. */
-function copyingExtractor(request: ChatRequest): Record<string, unknown> {
-  const facts = [...new Set(userText(request).match(FACT_LINE) ?? [])]
-  if (!facts.length) return { rollout_summary: "", raw_memory: "", rollout_slug: "" }
-  return {
-    rollout_summary: `The user shared project facts.\n${facts.join("\n")}`,
-    raw_memory: `---\ndescription: project facts\ntask_outcome: success\n---\n${facts.map((fact) => `- ${fact}`).join("\n")}`,
-    rollout_slug: "project-facts",
-  }
-}
 
 interface Ran {
   code: number | null
