@@ -230,6 +230,15 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       );
     `,
   },
+  {
+    version: 10,
+    name: "record git branches",
+    sql: `
+      -- The git branch the session's folder had when the record was made (Codex: git_branch), or
+      -- NULL: not a repository, or recorded before this column.
+      ALTER TABLE stage1_outputs ADD COLUMN git_branch TEXT;
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */
@@ -294,6 +303,14 @@ export const V2_MIGRATIONS: readonly Migration[] = Object.freeze([
       -- Which host a record came from, as in memory.db's migration 9.
       ALTER TABLE stage1_outputs ADD COLUMN host TEXT;
       ${FORGET_QUEUE}
+    `,
+  },
+  {
+    version: 4,
+    name: "V2 record git branches",
+    sql: `
+      -- As in memory.db's migration 10.
+      ALTER TABLE stage1_outputs ADD COLUMN git_branch TEXT;
     `,
   },
 ])

@@ -41,6 +41,8 @@ export interface Phase2Input {
   rolloutSummary: string
   slug: string | null
   cwd: string | null
+  /** The session folder's git branch when the record was made, or null. */
+  gitBranch: string | null
   usageCount: number
   lastUsage: number | null
   generatedAt: number
@@ -70,6 +72,7 @@ interface OutputRow {
   rollout_summary: string
   rollout_slug: string | null
   cwd: string | null
+  git_branch: string | null
   usage_count: number
   last_usage: number | null
   generated_at: number
@@ -188,7 +191,7 @@ export class Phase2Jobs {
            SELECT *, SUM(MIN(length(CAST(raw_memory AS BLOB)), $rawCap) + MIN(length(CAST(rollout_summary AS BLOB)), $summaryCap))
                        OVER (ORDER BY rank ROWS UNBOUNDED PRECEDING) AS running_bytes
            FROM (
-             SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd,
+             SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd, o.git_branch,
                     o.usage_count, o.last_usage, o.generated_at,
                     ROW_NUMBER() OVER (ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC) AS rank
              FROM stage1_outputs AS o
@@ -221,6 +224,7 @@ export class Phase2Jobs {
         rolloutSummary: capped.rolloutSummary,
         slug: row.rollout_slug,
         cwd: row.cwd,
+        gitBranch: row.git_branch,
         usageCount: Number(row.usage_count),
         lastUsage: row.last_usage === null ? null : Number(row.last_usage),
         generatedAt: Number(row.generated_at),

@@ -24,6 +24,7 @@ import { helperSessionRules } from "./helper-sandbox.js"
 import type { JobResult } from "./phase1-results.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { chooseVariant } from "./variants.js"
+import { gitBranch } from "./git-branch.js"
 
 type Claim = Extract<Stage1ClaimOutcome, { type: "claimed" }>
 
@@ -97,9 +98,13 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     const input = sanitizeSession(session, all as never)
     const model = ctx.extractionModel()
     const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
+    // Read from the folder now, as Codex records it with the thread: a hint for V2's prompt and a
+    // header line of the rollout summary in both versions.
+    const folderBranch = gitBranch(session.directory)
+    const branch = folderBranch === undefined ? undefined : input.clean(folderBranch) || undefined
     const built = ctx.strategy.build({
       sessionId: claim.sessionId,
-      hostDirectory: session.directory,
+      ...(branch ? { branch } : {}),
       updatedAt: claim.watermark,
       messages: messages as never,
       input,
@@ -121,7 +126,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     audit(result.redactions, "answer")
     for (const cut of result.cuts) diagnostics.report("warn", "phase1", `the extractor's ${cut.field} for ${id} had ${cut.bytes} bytes; its middle was cut to keep it within the cap`)
-    return finish(jobs.succeed(id, claim.token, { ...result.memory, host: ctx.host.kind }), "stored")
+    return finish(jobs.succeed(id, claim.token, { ...result.memory, host: ctx.host.kind, ...(branch ? { gitBranch: branch } : {}) }), "stored")
   } catch (error) {
     if (ctx.signal.aborted) return finish(jobs.release(id, claim.token), "released")
     diagnostics.report("warn", "phase1", `extraction of ${id} failed: ${errorMessage(error)}`)

@@ -7,7 +7,6 @@ import { selectEvidence } from "./evidence.js"
 import { EXTRACTION_SCHEMA, parseExtraction, renderExtractionPrompt, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
 import { EXTRACTION_V2_SCHEMA, parseExtractionV2, renderExtractionV2Prompt } from "./extract-v2.js"
 import { renderSinglePrompt } from "./generate-prompt.js"
-import { gitBranch } from "./git-branch.js"
 import type { OwnToolCall } from "./own-output.js"
 import type { SessionInput } from "./session-input.js"
 import { renderTranscript, type TranscriptMessage } from "./transcript.js"
@@ -22,8 +21,8 @@ export interface ExtractionRequest {
 
 export interface ExtractionBuildInput {
   sessionId: string
-  /** The host's folder of the session, for local lookups only (a git branch); never sent as is. */
-  hostDirectory: string
+  /** The session folder's git branch, cleaned like every other host string; absent outside a repository. */
+  branch?: string
   /** The claim's watermark: the session's last activity. */
   updatedAt: number
   messages: readonly TranscriptMessage[]
@@ -70,19 +69,18 @@ export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy
 
 /**
  * V2: tiered evidence within the same budget (in bytes), sent as one text part per chunk after a
- * short header; the folder's git branch is a hint, cleaned like every other host string.
+ * short header; the folder's git branch is a hint.
  */
 export function v2Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
     singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
-    build({ sessionId, hostDirectory, updatedAt, messages, input, budgetTokens, ownTool }) {
+    build({ sessionId, branch, updatedAt, messages, input, budgetTokens, ownTool }) {
       const evidence = selectEvidence(messages, { budgetBytes: budgetTokens * READ_PATH.BYTES_PER_TOKEN, ...input.transcript, ...(ownTool ? { ownTool } : {}) })
-      const branch = gitBranch(hostDirectory)
       const prompt = renderExtractionV2Prompt(templates, {
         sessionId,
         title: input.session.title,
         cwd: input.session.directory,
-        branch: branch === undefined ? undefined : input.clean(branch),
+        branch,
         updatedAt,
         chunks: evidence.chunks,
       })

@@ -8,7 +8,7 @@ import type { Phase2Input } from "../store/phase2-jobs.js"
 import type { MemoryVersion } from "../util/paths.js"
 
 /** What the workspace files are made of: the part of a selected phase-2 input that is written. */
-export type WorkspaceInput = Pick<Phase2Input, "sessionId" | "sourceUpdatedAt" | "rawMemory" | "rolloutSummary" | "slug" | "cwd">
+export type WorkspaceInput = Pick<Phase2Input, "sessionId" | "sourceUpdatedAt" | "rawMemory" | "rolloutSummary" | "slug" | "cwd"> & Partial<Pick<Phase2Input, "gitBranch">>
 
 export const RAW_MEMORIES_FILE = "raw_memories.md"
 export const ROLLOUT_SUMMARIES_DIR = "rollout_summaries"
@@ -57,6 +57,9 @@ export function renderRolloutSummary(input: WorkspaceInput, layout: MemoryVersio
   const head = [`session_id: ${headerValue(input.sessionId)}`, `updated_at: ${isoTime(input.sourceUpdatedAt)}`]
   if (layout === "v2") head.push(`date: ${isoTime(input.sourceUpdatedAt).slice(0, 10)}`)
   head.push(`cwd: ${input.cwd ? headerValue(input.cwd) : "(unknown)"}`)
+  // Codex's optional line: only when the folder was a repository, so older records keep their bytes.
+  const branch = input.gitBranch ? headerValue(input.gitBranch) : ""
+  if (branch) head.push(`git_branch: ${branch}`)
   if (layout === "v2") head.push(`topic: ${input.slug && headerValue(input.slug) ? headerValue(input.slug) : "(none)"}`)
   const text = layout === "v2" ? bodyOr(input.rolloutSummary, "(no summary was recorded for this session)") : body(input.rolloutSummary)
   return [...head, "", text].join("\n")

@@ -81,8 +81,11 @@ describe("sync_rollout_summaries_and_raw_memories_file_keeps_latest_memories_onl
 describe("the files' contents (storage.rs)", () => {
   it("heads a rollout summary with the session, its time and folder, then a blank line and the summary", () => {
     // write_rollout_summary_for_thread: thread_id, updated_at, rollout_path, cwd, an optional
-    // git_branch, a blank line, the summary. Ours: session_id, no rollout_path, no git_branch.
+    // git_branch, a blank line, the summary. Ours: session_id, no rollout_path (see the note).
     expect(renderRolloutSummary(output(null))).toBe("session_id: ses_0194f5a689ab\nupdated_at: 1970-01-01T00:02:03.000Z\ncwd: /tmp/workspace\n\nsummary\n")
+    expect(renderRolloutSummary({ ...output(null), gitBranch: "main" })).toBe(
+      "session_id: ses_0194f5a689ab\nupdated_at: 1970-01-01T00:02:03.000Z\ncwd: /tmp/workspace\ngit_branch: main\n\nsummary\n",
+    )
   })
 
   it("writes Codex's empty raw_memories.md byte for byte", () => {

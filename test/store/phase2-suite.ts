@@ -581,6 +581,7 @@ export const phase2Cases: Phase2Case[] = [
         rolloutSummary: "summary ses_d",
         slug: "slug",
         cwd: "/work/app",
+        gitBranch: null,
         usageCount: 5,
         lastUsage: START - 10 * DAY,
         generatedAt: START - 20 * DAY,

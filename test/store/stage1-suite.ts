@@ -12,6 +12,7 @@ import { openDatabase } from "../../src/store/database.js"
 import { leaseBoot, leaseOwners, type LeaseOwners } from "../../src/store/lease-owner.js"
 import { MIGRATIONS } from "../../src/store/migrations.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
+import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
 import { Stage1Jobs, type Stage1Candidate, type Stage1Claim, type Stage1Output } from "../../src/store/stage1-jobs.js"
 
 export interface Stage1Context {
@@ -188,6 +189,22 @@ export const stage1Cases: Stage1Case[] = [
       // A finished claim's token changes nothing any more.
       assert.equal(jobs.succeed("ses_a", claim.token, { ...OUTPUT, rawMemory: "again" }), false)
       assert.equal(output(jobs, "ses_a")?.raw_memory, "raw")
+    }),
+  },
+  {
+    name: "a record keeps the git branch it was made with, phase 2 reads it, and a newer record without one clears it",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      const branchOf = () => jobs.db.prepare("SELECT git_branch FROM stage1_outputs WHERE session_id = 'ses_a'").get<{ git_branch: string | null }>()?.git_branch
+      const first = claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS))
+      assert.equal(jobs.succeed("ses_a", first.token, { ...OUTPUT, gitBranch: "feature/x" }), true)
+      assert.equal(branchOf(), "feature/x")
+      const inputs = new Phase2Jobs(jobs.db, () => clock.now).selectInputs(10, 3650)
+      assert.deepEqual(inputs.map((input) => [input.sessionId, input.gitBranch]), [["ses_a", "feature/x"]])
+      clock.now += HOUR
+      const second = claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 900 }, OPTIONS))
+      assert.equal(jobs.succeed("ses_a", second.token, OUTPUT), true)
+      assert.equal(branchOf(), null)
     }),
   },
   {

@@ -169,6 +169,24 @@ describe("phase 1", () => {
     expect(JSON.stringify(outputs())).toContain("[REDACTED:github-token]")
   })
 
+  it("records the branch the session's folder has checked out, redacted, and none outside a repository", async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-p1-repo-"))
+    fs.mkdirSync(path.join(repo, ".git"))
+    const secret = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
+    fs.writeFileSync(path.join(repo, ".git", "HEAD"), `ref: refs/heads/fix-${secret}\n`)
+    const plain = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-p1-plain-"))
+    host.addSession({ id: "ses_git", directory: repo, updatedAt: clock - 7 * HOUR }, conversation("git"))
+    host.addSession({ id: "ses_plain", directory: plain, updatedAt: clock - 7 * HOUR }, conversation("plain"))
+    host.responder = () => memoryAnswer("a fact")
+    const { p } = phase1()
+    await p.pass()
+    const branches = db.prepare("SELECT session_id, git_branch FROM stage1_outputs ORDER BY session_id").all<{ session_id: string; git_branch: string | null }>()
+    expect(branches).toEqual([
+      { session_id: "ses_git", git_branch: "fix-[REDACTED:github-token]" },
+      { session_id: "ses_plain", git_branch: null },
+    ])
+  })
+
   it("gives jobs back without spending a retry when disposed mid-extraction", async () => {
     host.addSession({ id: "ses_slow", updatedAt: clock - 7 * HOUR }, conversation("slow"))
     host.responder = (_id, _prompt, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)))

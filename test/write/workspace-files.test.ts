@@ -60,6 +60,21 @@ describe("renderRolloutSummary", () => {
   })
 })
 
+describe("renderRolloutSummary, git branch", () => {
+  it("adds Codex's git_branch line after the folder when the record has one, on one line", () => {
+    const text = renderRolloutSummary(input({ gitBranch: "feature/deploy" }))
+    expect(text.split("\n").slice(0, 5)).toEqual(["session_id: ses_0a1b2c3d4e5f", "updated_at: 2026-11-30T08:09:10.123Z", "cwd: /home/dev/acme-api", "git_branch: feature/deploy", ""])
+    expect(renderRolloutSummary(input({ gitBranch: "a\ncwd: forged" }))).toContain("git_branch: a cwd: forged\n")
+    const v2 = renderRolloutSummary(input({ rawMemory: "", gitBranch: "main" }), "v2")
+    expect(v2.split("\n").slice(3, 6)).toEqual(["cwd: /home/dev/acme-api", "git_branch: main", "topic: Fix flaky deploy"])
+  })
+
+  it("writes no line when there is no branch, so records made before branches keep their bytes", () => {
+    expect(renderRolloutSummary(input({ gitBranch: null }))).toBe(renderRolloutSummary(input()))
+    expect(renderRolloutSummary(input({ gitBranch: " \n " }))).toBe(renderRolloutSummary(input()))
+  })
+})
+
 describe("renderRolloutSummary, V2 layout", () => {
   // A V2 record carries no raw memory: the summary file is the consolidator's only source.
   const v2 = (overrides: Partial<WorkspaceInput> = {}) => input({ rawMemory: "", ...overrides })
