@@ -91,6 +91,11 @@ describe("the session's title and folder on a real OpenCode", () => {
     await waitFor(() => query<{ n: number }>(sandbox, "SELECT COUNT(*) AS n FROM jobs WHERE kind = 'memory_stage1' AND status = 'done'")[0]?.n === 2, {
       timeoutMs: 90_000,
       message: "the two extractions did not finish",
+      state: () =>
+        [
+          JSON.stringify(query(sandbox, "SELECT kind, job_key, status, retry_remaining, last_error FROM jobs"), null, 1),
+          ...server.stderr().split("\n").filter((line) => /memory|phase/i.test(line)).slice(-60),
+        ].join("\n"),
     })
     await waitFor(() => phase2Ended(sandbox), {
       timeoutMs: 60_000,

@@ -326,17 +326,31 @@ function timeoutMsOf(opts: { timeoutMs?: number }): number {
   return opts.timeoutMs ?? DEFAULT_SERVE_TIMEOUT_MS
 }
 
-/** Polls `predicate` until it returns a truthy value, which is returned; throws after `timeoutMs`. */
+/**
+ * Polls `predicate` until it returns a truthy value, which is returned; throws after `timeoutMs`.
+ * `state` describes what was seen instead, for a failure that happens only on a loaded machine.
+ */
 export async function waitFor<T>(
   predicate: () => T | Promise<T>,
-  opts: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
+  opts: { timeoutMs?: number; intervalMs?: number; message?: string; state?: () => string } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + (opts.timeoutMs ?? 10_000)
   for (;;) {
     const value = await predicate()
     if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(opts.message ?? `waitFor: timed out after ${opts.timeoutMs ?? 10_000} ms`)
+    if (Date.now() > deadline) {
+      const message = opts.message ?? `waitFor: timed out after ${opts.timeoutMs ?? 10_000} ms`
+      throw new Error(opts.state ? `${message}\n${describeState(opts.state)}` : message)
+    }
     await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 100))
+  }
+}
+
+function describeState(state: () => string): string {
+  try {
+    return state()
+  } catch (error) {
+    return `(the state could not be read: ${String(error)})`
   }
 }
 
