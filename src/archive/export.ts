@@ -9,7 +9,7 @@ import { sortByCodePoints } from "../backend/safe-path.js"
 import { openDatabase } from "../store/database.js"
 import type { Migration } from "../store/migrations.js"
 import { memoryPaths } from "../util/paths.js"
-import { readRegularFile } from "../write/regular-file.js"
+import { readRegularFile } from "../util/regular-file.js"
 import { ArchiveError, archiveIoError } from "./errors.js"
 import {
   ARCHIVE_FORMAT,

@@ -3,6 +3,8 @@
 import fs from "node:fs"
 import path from "node:path"
 import { TOOLS } from "../constants.js"
+import { errorMessage } from "../diagnostics.js"
+import { createFile } from "../util/regular-file.js"
 import { MemoryError } from "./errors.js"
 
 export interface NewNote {
@@ -34,7 +36,7 @@ export function addNote(deps: NoteDeps, input: NewNote): WrittenNote {
   }
   const safeTitle = deps.redact(title)
   const safeNote = deps.redact(note)
-  const directory = ensureDirectory(deps.root, TOOLS.NOTES_DIR)
+  const directory = noteDirectory(deps.root)
   const now = deps.now()
   // The file name comes from the redacted title: a secret must not become a path.
   const stem = `${fileTimestamp(now)}-${slugify(safeTitle.text)}`
@@ -42,14 +44,23 @@ export function addNote(deps: NoteDeps, input: NewNote): WrittenNote {
   for (let attempt = 1; attempt <= 100; attempt++) {
     const name = attempt === 1 ? `${stem}.md` : `${stem}-${attempt}.md`
     try {
-      // "wx": create, and fail if anything (a file, a symlink) is already there.
-      fs.writeFileSync(path.join(directory, name), body, { flag: "wx" })
+      // Created whole or not at all, and never over anything (a file, a symlink) already there.
+      createFile(path.join(directory, name), body)
       return { path: `${TOOLS.NOTES_DIR}/${name}`, redactions: sumCounts(safeTitle.counts, safeNote.counts) }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new MemoryError("io", `could not write the note: ${(error as Error).message}`)
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new MemoryError("io", `could not write the note: ${errorMessage(error)}`)
     }
   }
   throw new MemoryError("exists", "too many notes with this title in the same second; try again")
+}
+
+function noteDirectory(root: string): string {
+  try {
+    return ensureDirectory(root, TOOLS.NOTES_DIR)
+  } catch (error) {
+    if (error instanceof MemoryError) throw error
+    throw new MemoryError("io", `could not write the note: ${errorMessage(error)}`)
+  }
 }
 
 /** `YYYY-MM-DDTHH-MM-SS` in UTC: sortable, and safe in file names on every OS. */

@@ -4,7 +4,7 @@
 // on the way. Reads of the source side never follow a symlink either and stop at a size cap.
 import fs from "node:fs"
 import path from "node:path"
-import { readRegularFile, replaceFile } from "../write/regular-file.js"
+import { readRegularFile, replaceFile } from "../util/regular-file.js"
 
 /** Larger files are not copied: memory files are kilobytes, and a huge one is a mistake. */
 export const MAX_COPY_BYTES = 4 * 1024 * 1024

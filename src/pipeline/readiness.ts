@@ -2,7 +2,7 @@
 // version experiment): one successful V2 consolidation consumed at least `threshold` distinct
 // sessions, and the V2 summary on disk is valid now.
 import fs from "node:fs"
-import { readRegularFile } from "../write/regular-file.js"
+import { readRegularFile } from "../util/regular-file.js"
 import { checkV2SummaryBytes, V2_SUMMARY_LIMIT_BYTES } from "../write/summary-v2.js"
 
 export interface Readiness {

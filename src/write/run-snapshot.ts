@@ -8,7 +8,7 @@
 // until then the read path serves the copy's summary (read/read-path.ts).
 import fs from "node:fs"
 import path from "node:path"
-import { readRegularFile, replaceFile } from "./regular-file.js"
+import { linkFile, readRegularFile } from "../util/regular-file.js"
 import { WORKSPACE_DIFF_FILE } from "./workspace-diff.js"
 
 /** Entries of the folder a snapshot leaves alone: the baseline is the plugin's, the diff transient. */
@@ -60,7 +60,8 @@ export function restoreSnapshot(root: string): boolean {
     const target = path.join(root, file)
     if (readRegularFile(target)?.equals(bytes)) continue
     fs.mkdirSync(path.dirname(target), { recursive: true })
-    replaceFile(target, bytes)
+    // Linked, not copied: a consolidation that failed on a full disk must still be undone.
+    linkFile(path.join(source, file), target)
   }
   removeEmptyFolders(root, kept)
   fs.rmSync(source, { recursive: true, force: true })

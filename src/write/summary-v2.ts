@@ -2,7 +2,7 @@
 // that fails the check is undone by the run snapshot (run-snapshot.ts), the same as in V1.
 import fs from "node:fs"
 import path from "node:path"
-import { readRegularFile } from "./regular-file.js"
+import { readRegularFile } from "../util/regular-file.js"
 import { symlinkProblem } from "./symlinks.js"
 import { SUMMARY_FILE } from "./workspace.js"
 

@@ -4,6 +4,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { redact } from "../redact/redact.js"
+import { replaceFile } from "../util/regular-file.js"
 
 export const WORKSPACE_DIFF_FILE = "phase2_workspace_diff.md"
 /** workspace_diff::MAX_BYTES */
@@ -38,11 +39,9 @@ export function renderWorkspaceDiff(changes: ReadonlyArray<{ status: string; pat
   return kept.length < head.length ? kept + marker : kept + marker + tail
 }
 
-/** Replaces the file; a symlink or stale file in its place is removed, never written through. */
+/** Replaces the file whole; a symlink or stale file in its place is replaced, never written through. */
 export async function writeWorkspaceDiff(root: string, content: string): Promise<void> {
-  const file = path.join(root, WORKSPACE_DIFF_FILE)
-  fs.rmSync(file, { force: true })
-  await fs.promises.writeFile(file, content, { flag: "wx" })
+  replaceFile(path.join(root, WORKSPACE_DIFF_FILE), content)
 }
 
 /**

@@ -22,7 +22,7 @@ import path from "node:path"
 import { nameTimestamp } from "../backend/timestamps.js"
 import { redact } from "../redact/redact.js"
 import type { MemoryVersion } from "../util/paths.js"
-import { readRegularFile, replaceFile } from "./regular-file.js"
+import { createFile, readRegularFile, replaceFile } from "../util/regular-file.js"
 import { removeSymlinks, symlinkProblem } from "./symlinks.js"
 import { WORKSPACE_DIFF_FILE } from "./workspace-diff.js"
 import {
@@ -157,7 +157,7 @@ function seedAdHocInstructions(root: string, templatesDir: string): void {
   const text = fs.readFileSync(path.join(templatesDir, AD_HOC_INSTRUCTIONS), "utf8")
   ensureDirectory(root, path.posix.dirname(AD_HOC_INSTRUCTIONS))
   try {
-    fs.writeFileSync(path.join(root, AD_HOC_INSTRUCTIONS), text, { flag: "wx" })
+    createFile(path.join(root, AD_HOC_INSTRUCTIONS), text)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
   }
