@@ -50,6 +50,12 @@ export class Diagnostics {
   }
 }
 
+/**
+ * An error's message, naming its code when the message does not: SQLite says "database or disk is
+ * full" and the code SQLITE_FULL is what a user (or a search) recognises.
+ */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  const message = error instanceof Error ? error.message : String(error)
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === "string" && /^(SQLITE_|E[A-Z]+$)/.test(code) && !message.includes(code) ? `${message} (${code})` : message
 }

@@ -106,7 +106,12 @@ export function userVersion(db: SqlDatabase): number {
   return Number(db.prepare("PRAGMA user_version").get<{ user_version: number }>()?.user_version ?? 0)
 }
 
-/** Runs `fn` in a BEGIN IMMEDIATE transaction: the write lock is taken up front, not on first write. */
+/**
+ * Runs `fn` in a BEGIN IMMEDIATE transaction: the write lock is taken up front, not on first write.
+ * On failure the original error is what throws: after SQLITE_FULL (or IOERR, NOMEM) SQLite has
+ * already rolled the transaction back, so our ROLLBACK finds none and its own complaint must not
+ * replace the cause.
+ */
 export function immediate<T>(db: SqlDatabase, fn: () => T): T {
   db.exec("BEGIN IMMEDIATE")
   try {
@@ -114,7 +119,11 @@ export function immediate<T>(db: SqlDatabase, fn: () => T): T {
     db.exec("COMMIT")
     return result
   } catch (error) {
-    db.exec("ROLLBACK")
+    try {
+      db.exec("ROLLBACK")
+    } catch {
+      // Already rolled back by SQLite; nothing is left open on the connection.
+    }
     throw error
   }
 }

@@ -172,6 +172,39 @@ export const storageCases: StorageCase[] = [
     },
   },
   {
+    name: "a transaction that fills the database fails with SQLite's own SQLITE_FULL, and the database goes on working",
+    run() {
+      const { db } = openDatabase(tempFile())
+      try {
+        const count = () => db.prepare("SELECT COUNT(*) AS n FROM session_meta").get<{ n: number }>()?.n
+        immediate(db, () => db.prepare("INSERT INTO session_meta (session_id, updated_at) VALUES ('ses_1', 1)").run())
+        // The file may not grow: a big enough transaction runs out of pages, as on a full disk,
+        // and SQLite rolls it back itself before our ROLLBACK runs.
+        const pages = db.prepare("PRAGMA page_count").get<{ page_count: number }>()!.page_count
+        db.prepare(`PRAGMA max_page_count = ${pages + 2}`).get()
+        const insert = db.prepare("INSERT INTO session_meta (session_id, updated_at) VALUES ($id, 1)")
+        let failure: unknown
+        try {
+          immediate(db, () => {
+            for (let i = 0; i < 5_000; i++) insert.run({ id: `ses_big_${i}_${"x".repeat(200)}` })
+          })
+        } catch (error) {
+          failure = error
+        }
+        assert.match(String((failure as Error | undefined)?.message), /full/i)
+        assert.doesNotMatch(String((failure as Error).message), /rollback/i)
+        assert.equal((failure as { code?: string }).code, "SQLITE_FULL")
+        assert.equal(count(), 1)
+        // Nothing is left open on the connection: the next transaction commits.
+        db.prepare(`PRAGMA max_page_count = ${pages + 1_000}`).get()
+        immediate(db, () => db.prepare("INSERT INTO session_meta (session_id, updated_at) VALUES ('ses_2', 1)").run())
+        assert.equal(count(), 2)
+      } finally {
+        db.close()
+      }
+    },
+  },
+  {
     name: "a second connection waits for the writer instead of failing with SQLITE_BUSY",
     run() {
       const file = tempFile()
