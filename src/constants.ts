@@ -18,6 +18,10 @@ export const STORE = Object.freeze({
   FILE: "memory.db",
   /** Codex's SQLite pool waits 5 s on a locked database. */
   BUSY_TIMEOUT_MS: 5_000,
+  /** A database that could not be opened (a full disk) is tried again this long after, then twice as long each time... */
+  REOPEN_FIRST_DELAY_MS: 30_000,
+  /** ...up to this pause between tries. */
+  REOPEN_MAX_DELAY_MS: 10 * 60_000,
 })
 
 export const GUARD = Object.freeze({

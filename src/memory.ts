@@ -15,6 +15,9 @@ import type { Host, SessionListing } from "./host.js"
 import { planInterop } from "./interop/interop.js"
 import { parseModel, parseOptions, type MemoryOptions } from "./options.js"
 import { Catalog } from "./pipeline/catalog.js"
+import { ReopenSchedule } from "./pipeline/reopen-schedule.js"
+import type { Recovery } from "./control/inspect.js"
+import type { SqlDatabase } from "./store/sqlite.js"
 import { SessionVersions } from "./pipeline/session-versions.js"
 import { VersionPipeline } from "./pipeline/version-pipeline.js"
 import { VERSIONS, versionSpec } from "./pipeline/versions.js"
@@ -56,6 +59,8 @@ export interface MemoryDeps {
    * OpenCode's own command line). Default: the host's sessionExists.
    */
   sessionExists?: (sessionId: string) => Promise<boolean>
+  /** Opens a database file with a driver; tests wrap it to inject faults (a full disk). */
+  connect?: (file: string) => SqlDatabase
 }
 
 export class Memory {
@@ -101,6 +106,10 @@ export class Memory {
   /** This instance's row among the home's plugin instances (store/instances.ts). */
   private readonly instanceId = `${process.pid}:${randomUUID()}`
   private registered = false
+  /** Whether start-up has prepared the memory folders (a full disk can fail that too). */
+  private rootsReady = false
+  /** When a database that could not be opened is tried again (pipeline/reopen-schedule.ts). */
+  private readonly reopen: ReopenSchedule
   private readonly now: () => number
   private disposed = false
 
@@ -118,7 +127,9 @@ export class Memory {
     this.paths = memoryPaths(home.home, home.source, options.version)
     const diagnostics = (this.diagnostics = new Diagnostics(deps.host, now))
     this.packageDir = deps.packageDir ?? packageRoot()
-    this.catalog = new Catalog(memoryPaths(home.home, home.source, "v1").db, { now, diagnostics, host: deps.host.kind })
+    this.reopen = new ReopenSchedule(now)
+    const connect = deps.connect ? { connect: deps.connect } : {}
+    this.catalog = new Catalog(memoryPaths(home.home, home.source, "v1").db, { now, diagnostics, host: deps.host.kind, ...connect, reopen: () => this.healStores() })
     const breaker = new RateLimitBreaker(now, (open) => this.catalog.settings?.recordBreaker({ ...open, reason: redactText(open.reason) }))
     this.externalContext = new ExternalContext(deps.host, now)
 
@@ -170,6 +181,8 @@ export class Memory {
         beforeSelect: async (signal) => {
           if (!this.disposed) await this.reconciler.fresh(signal)
         },
+        ...connect,
+        beforePass: () => this.healStores(),
       })
       pipelines.set(version, pipeline)
     }
@@ -208,6 +221,7 @@ export class Memory {
       ignoredAgentKeys: () => this.helperAgentOverrides,
       switches: this.switches,
       hold: () => this.learningHold(),
+      recovery: () => this.recovery(),
       ...(deps.hostStatus ? { hostStatus: deps.hostStatus } : {}),
     })
     this.citations = new CitationUsage({
@@ -246,15 +260,48 @@ export class Memory {
   async start(): Promise<void> {
     for (const warning of this.warnings) this.diagnostics.report("warn", "options", warning)
     if (this.disposed) return
-    try {
-      for (const pipeline of this.writers()) prepareRoot(pipeline.paths.memoryRoot)
-    } catch (error) {
-      this.diagnostics.error("startup", error)
-      return
-    }
-    if (!this.openStores()) return
+    if (!this.openAll()) this.reopen.failed()
+    if (!this.catalog.store) return
     this.register()
     if (!this.servesHelpers && this.options.generate_memories) await this.cleanUpHelpers()
+  }
+
+  /**
+   * Prepares the memory folders and opens the databases: false when any of it failed (a full disk
+   * fails the first mkdir or `PRAGMA journal_mode = WAL`), and healStores tries again later.
+   */
+  private openAll(): boolean {
+    if (!this.rootsReady) {
+      try {
+        for (const pipeline of this.writers()) prepareRoot(pipeline.paths.memoryRoot)
+        this.rootsReady = true
+      } catch (error) {
+        this.diagnostics.error("startup", error)
+        return false
+      }
+    }
+    return this.openStores() && this.catalog.state().status === "open" && ![...this.pipelines.values()].some((pipeline) => pipeline.storeState().status === "failed")
+  }
+
+  /**
+   * Tries start-up's folders and databases again when they failed and a try is due: before each
+   * phase-1 pass and when a tool needs memory.db. Learning resumes in this process once space
+   * returns, without restarting OpenCode. Never throws.
+   */
+  private healStores(): void {
+    if (this.disposed || this.deps.passive || this.reopen.failures === 0 || !this.reopen.due()) return
+    const tries = this.reopen.failures
+    if (!this.openAll()) return this.reopen.failed()
+    this.reopen.succeeded()
+    this.diagnostics.report("info", "store", `memory opened on try ${tries + 1}; learning resumes`)
+    if (!this.registered) this.register()
+  }
+
+  /** What a failed open or write left to try again, for memory_inspect; undefined when nothing. */
+  private recovery(): Recovery | undefined {
+    const unsettled = this.writers().reduce((sum, pipeline) => sum + (pipeline.phase1?.unsettledCount() ?? 0) + (pipeline.phase2?.unsettledCount() ?? 0), 0)
+    const openFailures = this.reopen.failures
+    return openFailures || unsettled ? { openFailures, nextOpenAt: this.reopen.nextAt, unsettled } : undefined
   }
 
   /** Registers this instance among those that have the home open (an import refuses while one does). */

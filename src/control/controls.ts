@@ -18,7 +18,7 @@ import type { CitedRange, MemoryMode } from "../store/memory-store.js"
 import type { MemoryPaths, MemoryVersion } from "../util/paths.js"
 import type { RateLimitBreaker } from "../write/breaker.js"
 import { reasonOfMode, type ForgetReport, type Forgetting } from "./forgetting.js"
-import { renderInspect, type InspectSnapshot } from "./inspect.js"
+import { renderInspect, type InspectSnapshot, type Recovery } from "./inspect.js"
 import { resetAllVersions } from "./reset.js"
 
 export interface ControlsDeps {
@@ -41,6 +41,8 @@ export interface ControlsDeps {
   hostStatus?: () => string
   /** Why background learning waits, if it does (Memory.learningHold). */
   hold?: () => string | undefined
+  /** What a failed open or write left to try again, if anything (Memory.recovery). */
+  recovery?: () => Recovery | undefined
   /** The one path by which a session leaves memory. */
   forgetting: Forgetting
   /**
@@ -171,6 +173,7 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       ignoredAgentKeys: this.deps.ignoredAgentKeys(),
       ...(catalog.checkpoints ? { checkpoints: catalog.checkpoints.counts() } : {}),
       ...optional("hold", this.deps.hold?.()),
+      ...optional("recovery", this.deps.recovery?.()),
       ...optional("spend", catalog.ledger?.report()),
       ...optional("lastReview", catalog.reviews?.list(1)[0]),
       ...optional("keptOut", catalog.store?.keptOut()),

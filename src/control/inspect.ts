@@ -74,6 +74,17 @@ export interface InspectSnapshot {
   keptOut?: ReadonlyArray<{ sessionId: string; mode: string; since: number }>
   /** When memory was last reset: only what was said after it is learned. */
   resetEpoch?: number
+  /** After a failed write or open (a full disk): what waits to be tried again. */
+  recovery?: Recovery
+}
+
+export interface Recovery {
+  /** Tries to open the folders and databases that failed since the last success; 0 when all opened. */
+  openFailures: number
+  /** When the next open is tried (before a pass, or a tool that needs memory.db). */
+  nextOpenAt: number
+  /** Job outcomes whose write failed, kept by this process to record at its next pass. */
+  unsettled: number
 }
 
 /** Kept-out sessions listed by name, at most; the rest are counted. */
@@ -82,7 +93,8 @@ const KEPT_OUT_SHOWN = 20
 export function renderInspect(s: InspectSnapshot): string {
   const lines: string[] = ["# Long-term memory", ""]
   lines.push(`home: ${s.home.path} (from ${s.home.source})`)
-  lines.push(`catalog: ${s.catalog.file}: ${describeStore(s.catalog.state)}`, "")
+  lines.push(`catalog: ${s.catalog.file}: ${describeStore(s.catalog.state)}`)
+  lines.push(...describeRecovery(s), "")
   if (s.host) {
     const onOff = (on: boolean) => (on ? "on" : "off")
     lines.push("## Host", `sessions: ${s.host.sessions}`)
@@ -175,6 +187,18 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
     lines.push(`readiness: ${r.ready ? "ready" : "not ready"} (${r.consolidatedSessions} of ${r.threshold} sessions in one consolidation; ${summary})`)
   }
   for (const line of v.extensions ?? []) lines.push(`exchange: ${redactText(line)}`)
+  return lines
+}
+
+function describeRecovery(s: InspectSnapshot): string[] {
+  const r = s.recovery
+  if (!r) return []
+  const lines: string[] = []
+  if (r.openFailures) {
+    const next = r.nextOpenAt <= s.now ? "at the next pass" : `at ${new Date(r.nextOpenAt).toISOString()} or later`
+    lines.push(`reopening: ${r.openFailures} try(s) to open memory failed; the next is ${next} (learning resumes by itself once it opens)`)
+  }
+  if (r.unsettled) lines.push(`unsettled: ${r.unsettled} job outcome(s) could not be written (a full disk?); this process records them at its next pass`)
   return lines
 }
 

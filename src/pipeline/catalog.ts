@@ -10,6 +10,7 @@ import { SpendLedger } from "../store/ledger.js"
 import { MemoryStore } from "../store/memory-store.js"
 import { ConsolidationReviews } from "../store/reviews.js"
 import { HomeSettings } from "../store/settings.js"
+import type { OpenOptions } from "../store/database.js"
 import { openReported } from "./open-store.js"
 
 export interface StoreState {
@@ -28,7 +29,15 @@ export class Catalog {
 
   constructor(
     readonly file: string,
-    private readonly deps: { now: () => number; diagnostics: Diagnostics; host?: string },
+    private readonly deps: {
+      now: () => number
+      diagnostics: Diagnostics
+      host?: string
+      /** Opens the file with a driver; tests wrap it to inject faults (a full disk). */
+      connect?: OpenOptions["connect"]
+      /** Called by require() when the open failed: the owner tries again if a try is due. */
+      reopen?: () => void
+    },
   ) {}
 
   /** The catalog's tables, once open. */
@@ -68,7 +77,7 @@ export class Catalog {
     if (this.closed || this.current) return
     this.status = { status: "opening" }
     try {
-      const { db, migrated } = openReported(this.file, { now: this.deps.now }, this.deps.diagnostics)
+      const { db, migrated } = openReported(this.file, { now: this.deps.now, ...(this.deps.connect ? { connect: this.deps.connect } : {}) }, this.deps.diagnostics)
       this.current = new MemoryStore(db, this.deps.now)
       this.checkpointTable = new CheckpointStore(db, this.deps.now, this.deps.host)
       this.extras = {
@@ -86,6 +95,7 @@ export class Catalog {
 
   /** The store, or an error saying why it is not there, for a tool to show. */
   require(): MemoryStore {
+    if (!this.current && this.status.status === "failed") this.deps.reopen?.()
     if (this.current) return this.current
     throw new Error(this.status.status === "failed" ? `the memory database could not be opened: ${this.status.error}` : "the memory database is still opening; try again in a moment")
   }

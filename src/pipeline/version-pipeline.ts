@@ -74,6 +74,10 @@ export interface PipelineDeps {
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
   /** Reconciliation before a consolidation chooses its inputs. */
   beforeSelect?: (signal: AbortSignal) => Promise<void>
+  /** Opens the version's own file with a driver; tests wrap it to inject faults (a full disk). */
+  connect?: (file: string) => SqlDatabase
+  /** Before each phase-1 pass: the owner opens again a database that could not be opened. */
+  beforePass?: () => void
 }
 
 export interface PipelineStoreState {
@@ -142,6 +146,7 @@ export class VersionPipeline {
       excludedSessions: deps.excludedSessions,
       extractionModel: deps.extractionModel,
       afterPass: () => this.afterExtraction(),
+      ...(deps.beforePass ? { beforePass: deps.beforePass } : {}),
       recordRedactions: deps.recordRedactions,
     })
     this.phase2 = new Phase2({
@@ -195,7 +200,7 @@ export class VersionPipeline {
           this.state = { status: "absent" }
           return
         }
-        const opened = openReported(spec.paths.db, { migrations: spec.migrations, now: this.deps.now }, this.deps.diagnostics)
+        const opened = openReported(spec.paths.db, { migrations: spec.migrations, now: this.deps.now, ...(this.deps.connect ? { connect: this.deps.connect } : {}) }, this.deps.diagnostics)
         db = opened.db
         this.ownsDb = true
         this.state = { status: "open", driver: db.driver, schemaVersion: opened.migrated.to }

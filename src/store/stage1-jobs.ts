@@ -124,14 +124,26 @@ export class Stage1Jobs {
 
   /**
    * Claims candidates in order (newest first is the caller's job) until `maxClaims` are claimed.
-   * Each claim is its own short transaction, so other processes interleave between them.
+   * Each claim is its own short transaction, so other processes interleave between them. A claim
+   * that throws (a full disk) ends the claiming: with claims made, they are returned and `onError`
+   * hears the cause; with none, it throws.
    */
-  claimMany(candidates: readonly Stage1Candidate[], options: { workerId: string; maxClaims: number; maxRunning: number }): Stage1Claim[] {
+  claimMany(
+    candidates: readonly Stage1Candidate[],
+    options: { workerId: string; maxClaims: number; maxRunning: number; onError?: (error: unknown) => void },
+  ): Stage1Claim[] {
     const claimed: Stage1Claim[] = []
     for (const candidate of candidates) {
       if (claimed.length >= options.maxClaims) break
       if (this.isUpToDate(candidate.sessionId, candidate.updatedAt)) continue
-      const outcome = this.claim(candidate, options)
+      let outcome: Stage1ClaimOutcome
+      try {
+        outcome = this.claim(candidate, options)
+      } catch (error) {
+        if (!claimed.length || !options.onError) throw error
+        options.onError(error)
+        break
+      }
       if (outcome.type === "claimed") claimed.push(outcome)
       // Every later candidate would meet the same cap.
       else if (outcome.type === "skipped_running_cap") break

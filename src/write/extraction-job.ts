@@ -25,6 +25,7 @@ import type { JobResult } from "./phase1-results.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "./breaker.js"
 import { chooseVariant } from "./variants.js"
 import { gitBranch } from "./git-branch.js"
+import type { UnsettledOutcomes } from "./unsettled.js"
 
 type Claim = Extract<Stage1ClaimOutcome, { type: "claimed" }>
 
@@ -49,6 +50,8 @@ export interface ExtractionContext {
   recordUsage?: (phase: SpendPhase, usage: Usage) => void
   /** Memory's own files: tool calls reading them are left out of transcripts (own-output.ts). */
   ownFiles?: OwnFiles
+  /** Outcomes that could not be written, settled by this process at its next pass. */
+  unsettled?: UnsettledOutcomes
   /**
    * The time before which nothing of the session is learned (the last reset, or the session's own
    * forget), if any: its older messages are left out.
@@ -71,9 +74,21 @@ export interface ExtractionScope {
 export async function runExtraction(ctx: ExtractionContext, claim: Claim, session: HostSession, scope?: ExtractionScope): Promise<JobResult> {
   const { jobs, diagnostics } = ctx
   const id = claim.sessionId
-  const finish = (ok: boolean, outcome: JobResult["outcome"], detail?: string): JobResult =>
-    ok ? { sessionId: id, outcome, ...(detail ? { detail: redactText(detail) } : {}) } : { sessionId: id, outcome: "lost_ownership" }
-  const fail = (error: string, options?: { spendRetry?: boolean }) => jobs.fail(id, claim.token, redactText(error), options)
+  // Records the outcome. When the write itself fails (a full disk), the job is neither left to wait
+  // out its lease nor lost: this process keeps the outcome and settles it at its next pass.
+  const finish = (record: () => boolean, outcome: JobResult["outcome"], detail?: string): JobResult => {
+    try {
+      return record() ? { sessionId: id, outcome, ...(detail ? { detail: redactText(detail) } : {}) } : { sessionId: id, outcome: "lost_ownership" }
+    } catch (error) {
+      const cause = errorMessage(error)
+      diagnostics.report("warn", "phase1", `could not record the outcome of ${id} (${outcome}): ${cause}; this process settles it at its next pass`)
+      const giveBack = () => jobs.release(id, claim.token)
+      if (ctx.unsettled) ctx.unsettled.add(`extraction of ${id}`, record, giveBack)
+      else ignoreFailure(giveBack)
+      return { sessionId: id, outcome: "unsettled", detail: redactText(cause) }
+    }
+  }
+  const fail = (error: string, options?: { spendRetry?: boolean }) => () => jobs.fail(id, claim.token, redactText(error), options)
   const audit = (counts: Readonly<Record<string, number>>, stage: RedactionStage) => {
     if (!ctx.recordRedactions || !Object.keys(counts).length) return
     try {
@@ -92,7 +107,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     const emptySession = (): JobResult =>
       jobs.hasOutput(id)
         ? finish(fail("the session's transcript came back empty"), "failed", "empty transcript")
-        : finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
+        : finish(() => jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     if (messages.length === 0) return emptySession()
     // The one place the host's session is read: everything below uses the sanitized copy.
     const input = sanitizeSession(session, all as never)
@@ -123,12 +138,13 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     }
     const result = ctx.strategy.parse(reply.structured, input.session.directory)
     if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
-    if (result.type === "empty") return finish(jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
+    if (result.type === "empty") return finish(() => jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     audit(result.redactions, "answer")
     for (const cut of result.cuts) diagnostics.report("warn", "phase1", `the extractor's ${cut.field} for ${id} had ${cut.bytes} bytes; its middle was cut to keep it within the cap`)
-    return finish(jobs.succeed(id, claim.token, { ...result.memory, host: ctx.host.kind, ...(branch ? { gitBranch: branch } : {}) }), "stored")
+    const output = { ...result.memory, host: ctx.host.kind, ...(branch ? { gitBranch: branch } : {}) }
+    return finish(() => jobs.succeed(id, claim.token, output), "stored")
   } catch (error) {
-    if (ctx.signal.aborted) return finish(jobs.release(id, claim.token), "released")
+    if (ctx.signal.aborted) return finish(() => jobs.release(id, claim.token), "released")
     diagnostics.report("warn", "phase1", `extraction of ${id} failed: ${errorMessage(error)}`)
     return finish(fail(errorMessage(error)), "failed", errorMessage(error))
   }
@@ -212,5 +228,13 @@ async function askHelper(
     const deleted = await host.deleteSession(helper.id, memoryRoot).catch(() => false)
     if (!deleted) ctx.diagnostics.report("warn", "phase1", `helper session ${helper.id} could not be deleted; it will be cleaned up later`)
     ctx.helperSessions.delete(helper.id)
+  }
+}
+
+function ignoreFailure(fn: () => unknown): void {
+  try {
+    fn()
+  } catch {
+    // Reported by the caller; the lease ends the job if this fails too.
   }
 }

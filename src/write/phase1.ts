@@ -19,6 +19,7 @@ import type { PassReport } from "./phase1-results.js"
 import type { ExtractionStrategy } from "./extraction-strategy.js"
 import { isHelperSession } from "./helper-sessions.js"
 import type { OwnFiles } from "./own-output.js"
+import { UnsettledOutcomes } from "./unsettled.js"
 import { captureSegments, type CaptureReport } from "./segment-capture.js"
 import { breakerScope, type RateLimitBreaker } from "./breaker.js"
 
@@ -61,6 +62,8 @@ export interface Phase1Deps {
   ownFiles?: OwnFiles
   /** Each fresh listing of the host's sessions, for reconciliation (the instance throttles it). */
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
+  /** Before each pass: the owner opens again a database that could not be opened (a full disk). */
+  beforePass?: () => void
 }
 
 export class Phase1 {
@@ -72,6 +75,8 @@ export class Phase1 {
   private discovered: { at: number; listing: SessionListing } | undefined
   private readonly seenSessions = new Set<string>()
   private readonly lastIdle = new Map<string, number>()
+  /** Outcomes this process could not write; settled before its next pass claims anything. */
+  private readonly unsettled = new UnsettledOutcomes()
 
   constructor(private readonly deps: Phase1Deps) {}
 
@@ -142,10 +147,7 @@ export class Phase1 {
     this.triggerCaptures()
     void this.flight.request(async (): Promise<PassReport> => {
       try {
-        return await this.run(currentSessionId)
-      } catch (error) {
-        this.deps.diagnostics.error("phase1", error)
-        return { type: "discovery_failed", error: errorMessage(error) }
+        return await this.guardedRun(currentSessionId)
       } finally {
         try {
           this.deps.afterPass?.()
@@ -157,13 +159,48 @@ export class Phase1 {
   }
 
   pass(currentSessionId?: string): Promise<PassReport> {
-    return this.flight.run(() => this.run(currentSessionId)) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
+    return this.flight.run(() => this.guardedRun(currentSessionId)) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
+  }
+
+  /** A pass that never throws: a failure is logged with its cause and ends the pass. */
+  private async guardedRun(currentSessionId: string | undefined): Promise<PassReport> {
+    try {
+      return await this.run(currentSessionId)
+    } catch (error) {
+      this.deps.diagnostics.error("phase1", error)
+      return { type: "failed", error: errorMessage(error) }
+    }
   }
 
   /** Aborts extraction in flight; the jobs are given back without spending a retry. */
   async dispose(): Promise<void> {
     this.shutdown.abort(new Error("the plugin is shutting down"))
     await Promise.all([this.flight.settled(), this.captureFlight.settled()])
+    // A last try: what stays unsettled is ended by its lease, or sooner once this process is gone.
+    this.settle()
+  }
+
+  /** Outcomes kept since a write failed, as memory_inspect shows them. */
+  unsettledCount(): number {
+    return this.unsettled.size
+  }
+
+  /** Opens what could not be opened, then settles what could not be written, before a pass. */
+  private prepare(): void {
+    try {
+      this.deps.beforePass?.()
+    } catch (error) {
+      this.deps.diagnostics.error("phase1", error)
+    }
+    this.settle()
+  }
+
+  private settle(): void {
+    if (!this.unsettled.size) return
+    const settled = this.unsettled.settle((message) => this.deps.diagnostics.report("warn", "phase1", message))
+    if (settled.recorded || settled.givenBack) {
+      this.deps.diagnostics.report("info", "phase1", `settled ${settled.recorded + settled.givenBack} job outcome(s) a failed write had left open (${settled.recorded} recorded, ${settled.givenBack} given back)`)
+    }
   }
 
   private async run(currentSessionId: string | undefined): Promise<PassReport> {
@@ -171,6 +208,7 @@ export class Phase1 {
     if (!options.generate_memories) return { type: "skipped", reason: "disabled" }
     if (this.shutdown.signal.aborted) return { type: "skipped", reason: "disposed" }
     if (now() - this.lastClaimingPass < STAGE_ONE.PASS_GATE_MS) return { type: "skipped", reason: "gate" }
+    this.prepare()
     const jobs = this.deps.jobs()
     if (!jobs) return { type: "skipped", reason: "no_store" }
     const held = this.deps.hold?.() !== undefined
@@ -199,7 +237,13 @@ export class Phase1 {
     }).filter((session) => !jobs.isUpToDate(session.id, session.updatedAt))
     const claims = jobs.claimMany(
       eligible.map((session) => ({ sessionId: session.id, updatedAt: session.updatedAt })),
-      { workerId: this.deps.workerId, maxClaims: options.max_rollouts_per_startup, maxRunning: options.max_rollouts_per_startup },
+      {
+        workerId: this.deps.workerId,
+        maxClaims: options.max_rollouts_per_startup,
+        maxRunning: options.max_rollouts_per_startup,
+        // The claims already made are run: leaving them would strand them under their leases.
+        onError: (error) => diagnostics.report("warn", "phase1", `stopped claiming sessions: ${errorMessage(error)}`),
+      },
     )
     if (claims.length === 0) return { type: "done", eligible: eligible.length, claimed: 0, results: [] }
     this.lastClaimingPass = now()
@@ -208,7 +252,7 @@ export class Phase1 {
     const byId = new Map(eligible.map((session) => [session.id, session]))
     const results = await Promise.all(
       claims.map((claim) =>
-        runExtraction({ ...this.deps, jobs, signal: this.shutdown.signal, ...(learnFrom ? { learnFrom } : {}) }, claim, byId.get(claim.sessionId)!),
+        runExtraction({ ...this.deps, jobs, signal: this.shutdown.signal, unsettled: this.unsettled, ...(learnFrom ? { learnFrom } : {}) }, claim, byId.get(claim.sessionId)!),
       ),
     )
     return { type: "done", eligible: eligible.length, claimed: claims.length, results }
@@ -217,6 +261,7 @@ export class Phase1 {
   /** Claims due captures (up to max_rollouts_per_startup per run) and captures them one by one. */
   private async runCaptures(): Promise<CaptureReport[]> {
     const { options, diagnostics } = this.deps
+    if (options.generate_memories && !this.shutdown.signal.aborted) this.prepare()
     const jobs = this.deps.jobs()
     const captures = this.deps.captures?.()
     if (!jobs || !captures || !options.generate_memories || this.shutdown.signal.aborted) return []
@@ -238,7 +283,7 @@ export class Phase1 {
       if (!claim) continue
       const session = sessions.find((s) => s.id === sessionId && !s.parentId && !isHelperSession(s))
       // A session whose memory mode is off is not learned from; its queue entry is settled.
-      const report = await captureSegments({ ...this.deps, jobs, captures, signal: this.shutdown.signal, ...(learnFrom ? { learnFrom } : {}) }, claim, excluded.has(sessionId) ? undefined : session)
+      const report = await captureSegments({ ...this.deps, jobs, captures, signal: this.shutdown.signal, unsettled: this.unsettled, ...(learnFrom ? { learnFrom } : {}) }, claim, excluded.has(sessionId) ? undefined : session)
       const stored = report.results.filter((result) => result.outcome === "stored").length
       diagnostics.report(report.outcome === "retry_later" ? "warn" : "info", "phase1", `segments of ${sessionId}: ${report.outcome}, ${report.results.length} extracted, ${stored} stored`)
       reports.push(report)

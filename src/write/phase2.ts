@@ -39,6 +39,7 @@ import { chooseVariant } from "./variants.js"
 import { dropSnapshot, restoreSnapshot, takeSnapshot } from "./run-snapshot.js"
 import { removeSymlinks } from "./symlinks.js"
 import type { WorkspaceExtension } from "./workspace-extension.js"
+import { UnsettledOutcomes } from "./unsettled.js"
 
 export const CONSOLIDATE_AGENT = "memorize"
 
@@ -97,6 +98,8 @@ export type Phase2Outcome =
 export class Phase2 {
   private readonly shutdown = new AbortController()
   private readonly flight = new SingleFlight<Phase2Outcome>()
+  /** How a run ended, when recording it failed (a full disk); settled before the next claim. */
+  private readonly unsettled = new UnsettledOutcomes()
 
   constructor(private readonly deps: Phase2Deps) {}
 
@@ -105,12 +108,7 @@ export class Phase2 {
    * follows it (that run may have looked before the record that asked for this one was stored).
    */
   trigger(): void {
-    const work = () =>
-      this.consolidate().catch((error): Phase2Outcome => {
-        this.deps.diagnostics.error("phase2", error)
-        return { type: "failed", reason: (error as Error).message }
-      })
-    void this.flight.request(work)
+    void this.flight.request(() => this.guardedConsolidate())
   }
 
   /** Resolves once the run in flight, if any, is over. */
@@ -134,7 +132,20 @@ export class Phase2 {
   }
 
   run(): Promise<Phase2Outcome> {
-    return this.flight.run(() => this.consolidate()) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
+    return this.flight.run(() => this.guardedConsolidate()) ?? Promise.resolve({ type: "skipped", reason: "in_flight" })
+  }
+
+  /** A run that never throws: a failure before the claim (a full disk) is logged with its cause. */
+  private guardedConsolidate(): Promise<Phase2Outcome> {
+    return this.consolidate().catch((error): Phase2Outcome => {
+      this.deps.diagnostics.error("phase2", error)
+      return { type: "failed", reason: errorMessage(error) }
+    })
+  }
+
+  /** Outcomes kept since a write failed, as memory_inspect shows them. */
+  unsettledCount(): number {
+    return this.unsettled.size
   }
 
   /** Aborts a running consolidator; its claim is given back (or its lease kept, see step 7). */
@@ -148,6 +159,7 @@ export class Phase2 {
     if (!options.generate_memories || this.shutdown.signal.aborted) return { type: "skipped", reason: "disabled" }
     const jobs = this.deps.jobs()
     if (!jobs) return { type: "skipped", reason: "no_store" }
+    if (this.unsettled.size) this.unsettled.settle((message) => diagnostics.report("warn", "phase2", message))
     const model = this.deps.consolidationModel()
     const scope = breakerScope(model, "consolidation")
     if (this.deps.breaker.check(scope)) return { type: "skipped", reason: "rate_limited" }
@@ -166,12 +178,26 @@ export class Phase2 {
     const claim = jobs.claim(this.deps.workerId)
     if (claim.type !== "claimed") return { type: "skipped", reason: claim.type }
     const { token } = claim
+    // Records how the run ended. When that write fails too (a full disk), the job is not left to
+    // wait out its lease: this process keeps the outcome and settles it before its next claim.
+    const record = (write: () => unknown, what: string): void => {
+      try {
+        write()
+      } catch (error) {
+        diagnostics.report("warn", "phase2", `could not record ${what}: ${errorMessage(error)}; this process settles it before its next consolidation`)
+        this.unsettled.add("the consolidation", write, () => jobs.release(token))
+      }
+    }
     const fail = (reason: string, rateLimited = false): Phase2Outcome => {
       // A quota or rate limit is not the job's fault: it spends no retry and pauses the model.
       if (rateLimited) this.deps.breaker.trip(scope, reason)
-      jobs.fail(token, redactText(reason), { spendRetry: !rateLimited })
       diagnostics.report("warn", "phase2", `consolidation failed: ${reason}`)
+      record(() => jobs.fail(token, redactText(reason), { spendRetry: !rateLimited }), "the consolidation's failure")
       return { type: "failed", reason }
+    }
+    const release = (): Phase2Outcome => {
+      record(() => jobs.release(token), "that the consolidation was given back")
+      return { type: "released" }
     }
     // The folder as it was before the consolidator ran, while it runs (run-snapshot.ts).
     let snapshot = false
@@ -224,8 +250,7 @@ export class Phase2 {
       if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
       if (agent.type === "aborted") {
         putBack()
-        jobs.release(token)
-        return { type: "released" }
+        return release()
       }
       if (agent.type === "failed") {
         // Another process has the job: it puts the folder back when it claims; touching it now could undo its run.
@@ -257,10 +282,7 @@ export class Phase2 {
       return { type: "succeeded", changes: changes.length }
     } catch (error) {
       putBack()
-      if (this.shutdown.signal.aborted) {
-        jobs.release(token)
-        return { type: "released" }
-      }
+      if (this.shutdown.signal.aborted) return release()
       return fail(errorMessage(error))
     }
   }
@@ -329,7 +351,13 @@ export class Phase2 {
     const signal = AbortSignal.any([this.shutdown.signal, lost.signal, AbortSignal.timeout(STAGE_TWO.AGENT_TIMEOUT_MS)])
     // A lost lease means another process may start its own consolidator: stop ours at once.
     const heartbeat = setInterval(() => {
-      if (!jobs.heartbeat(token)) lost.abort(new Error("lost the consolidation lease"))
+      try {
+        if (!jobs.heartbeat(token)) lost.abort(new Error("lost the consolidation lease"))
+      } catch (error) {
+        // A failed write (a full disk) is not a lost lease: the lease runs until it expires, and
+        // a throw here would escape the timer into OpenCode's process.
+        this.deps.diagnostics.report("warn", "phase2", `could not extend the consolidation lease: ${errorMessage(error)}`)
+      }
     }, STAGE_TWO.HEARTBEAT_MS)
     heartbeat.unref?.()
     let helperId: string | undefined

@@ -64,11 +64,12 @@ export async function captureSegments(ctx: CaptureContext, claim: CaptureClaim, 
           ctx.captures.release(claim)
           return report("released", results)
         }
-        if (result.outcome === "failed" || result.outcome === "lost_ownership") pending.push(`${key}: ${result.detail ?? result.outcome}`)
+        if (result.outcome === "failed" || result.outcome === "lost_ownership" || result.outcome === "unsettled") pending.push(`${key}: ${result.detail ?? result.outcome}`)
       }
     }
     if (!pending.length) return finishCapture(results)
-    ctx.captures.fail(claim, redactText(`segments not captured yet: ${pending.join("; ")}`))
+    const reason = redactText(`segments not captured yet: ${pending.join("; ")}`)
+    settleCapture(ctx, claim, () => ctx.captures.fail(claim, reason))
     return report("retry_later", results)
   } catch (error) {
     if (ctx.signal.aborted) {
@@ -76,8 +77,21 @@ export async function captureSegments(ctx: CaptureContext, claim: CaptureClaim, 
       return report("released", results)
     }
     ctx.diagnostics.report("warn", "phase1", `capture of ${claim.sessionId}'s segments failed: ${errorMessage(error)}`)
-    ctx.captures.fail(claim, redactText(errorMessage(error)))
+    settleCapture(ctx, claim, () => ctx.captures.fail(claim, redactText(errorMessage(error))))
     return report("retry_later", results)
+  }
+}
+
+/**
+ * Records a capture's retry; when the write fails (a full disk), this process keeps it and settles
+ * it at its next pass, so the capture does not wait out its lease.
+ */
+function settleCapture(ctx: CaptureContext, claim: CaptureClaim, record: () => unknown): void {
+  try {
+    record()
+  } catch (error) {
+    ctx.diagnostics.report("warn", "phase1", `could not record the capture of ${claim.sessionId}: ${errorMessage(error)}; this process settles it at its next pass`)
+    ctx.unsettled?.add(`capture of ${claim.sessionId}`, record, () => ctx.captures.release(claim))
   }
 }
 
