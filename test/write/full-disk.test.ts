@@ -207,6 +207,27 @@ describe("the tools and the checkpoint store on a full disk", () => {
     expect(memory.checkpoints!.view("ses_me")).toBe(view)
   })
 
+  it("memory_reset says the database is full and erases nothing, and works once space returns", async () => {
+    const note = await run("memory_add_note", { title: "Deploys", note: "Deploys go through the staging branch." })
+    expect(note).not.toMatch(/^Error/)
+    const files = filesUnder(memory.paths.memoryRoot)
+    disk.full = true
+    const reply = await run("memory_reset", { confirm: true })
+    expect(reply).toMatch(/database or disk is full \(SQLITE_FULL\)|ENOSPC/)
+    expect(reply).not.toContain("cannot rollback")
+    expect(filesUnder(memory.paths.memoryRoot)).toEqual(files)
+    disk.free()
+    expect(await run("memory_reset", { confirm: true })).not.toMatch(/^Error/)
+    expect(filesUnder(memory.paths.memoryRoot).some((name) => name.includes("deploys"))).toBe(false)
+  })
+
+  it("a cited reply is still stripped of its citation when usage cannot be counted", () => {
+    const block = "<memory-citation>\n<citation_entries>\nMEMORY.md:1-2|note=[x]\n</citation_entries>\n<session_ids>\nses_src\n</session_ids>\n</memory-citation>"
+    disk.full = true
+    expect(memory.citations.completeText("ses_me", "prt_1", `Done.\n\n${block}`)).toBe("Done.")
+    expect(logs()).toMatch(/citations: .*database or disk is full \(SQLITE_FULL\)/)
+  })
+
   it("a message the checkpoint cannot record fails with the cause, and the next one is recorded", () => {
     disk.full = true
     expect(() => memory.onUserMessage("ses_me", "msg_1", ["Fix the flaky test"])).toThrow(/database or disk is full/)
