@@ -18,6 +18,12 @@ import { STAGE_ONE } from "../src/constants.js"
 import { renderTranscript, type TranscriptMessage, type TranscriptPart } from "../src/write/transcript.js"
 
 export const TARGET_GROWTH_MB = 32
+/**
+ * The flags each measuring process runs with. The young generation is pinned at Node 20's size:
+ * Node 24's V8 sizes it by heuristics that let garbage reach 100 MB before a collection, which
+ * measured the collector instead of the render (a copy of the session is live data either way).
+ */
+export const CHILD_FLAGS = ["--expose-gc", "--max-semi-space-size=16"] as const
 const INPUT_BYTES = 100 * 1024 * 1024
 const MB = 1024 * 1024
 
@@ -127,7 +133,7 @@ function measure(shape: string): Measurement {
 export function measureInChildren(shapes: readonly string[] = Object.keys(SHAPES)): Measurement[] {
   const self = fileURLToPath(import.meta.url).replace(/\.ts$/, ".js")
   return shapes.map((shape) => {
-    const child = spawnSync(process.execPath, ["--expose-gc", self, shape, "--json"], { encoding: "utf8", maxBuffer: 1024 * 1024, timeout: 120_000 })
+    const child = spawnSync(process.execPath, [...CHILD_FLAGS, self, shape, "--json"], { encoding: "utf8", maxBuffer: 1024 * 1024, timeout: 120_000 })
     const line = child.stdout.trim().split("\n").at(-1) ?? ""
     if (!line.startsWith("{")) throw new Error(`shape ${shape} failed (status ${child.status}):\n${child.stderr}`)
     return JSON.parse(line) as Measurement

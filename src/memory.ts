@@ -17,7 +17,7 @@ import { parseModel, parseOptions, type MemoryOptions } from "./options.js"
 import { Catalog } from "./pipeline/catalog.js"
 import { ReopenSchedule } from "./pipeline/reopen-schedule.js"
 import type { Recovery } from "./control/inspect.js"
-import type { SqlDatabase } from "./store/sqlite.js"
+import { loadDriver, NoSqliteDriverError, type SqlDatabase } from "./store/sqlite.js"
 import { SessionVersions } from "./pipeline/session-versions.js"
 import { VersionPipeline } from "./pipeline/version-pipeline.js"
 import { VERSIONS, versionSpec } from "./pipeline/versions.js"
@@ -61,6 +61,8 @@ export interface MemoryDeps {
   sessionExists?: (sessionId: string) => Promise<boolean>
   /** Opens a database file with a driver; tests wrap it to inject faults (a full disk). */
   connect?: (file: string) => SqlDatabase
+  /** Finds the runtime's SQLite driver (store/sqlite.ts); tests make it find none. */
+  loadDriver?: () => unknown
 }
 
 export class Memory {
@@ -112,6 +114,8 @@ export class Memory {
   private readonly reopen: ReopenSchedule
   private readonly now: () => number
   private disposed = false
+  /** Why memory is off for good in this process: no SQLite driver loads. */
+  private noDriver: string | undefined
 
   constructor(rawOptions: unknown, private readonly deps: MemoryDeps) {
     const parsed = parseOptions(rawOptions)
@@ -260,7 +264,8 @@ export class Memory {
   async start(): Promise<void> {
     for (const warning of this.warnings) this.diagnostics.report("warn", "options", warning)
     if (this.disposed) return
-    if (!this.openAll()) this.reopen.failed()
+    // Without a driver, trying again cannot help: memory stays off in this process.
+    if (!this.openAll() && !this.noDriver) this.reopen.failed()
     if (!this.catalog.store) return
     this.register()
     if (!this.servesHelpers && this.options.generate_memories) await this.cleanUpHelpers()
@@ -301,6 +306,7 @@ export class Memory {
   private recovery(): Recovery | undefined {
     const unsettled = this.writers().reduce((sum, pipeline) => sum + (pipeline.phase1?.unsettledCount() ?? 0) + (pipeline.phase2?.unsettledCount() ?? 0), 0)
     const openFailures = this.reopen.failures
+    if (this.noDriver) return { openFailures, nextOpenAt: this.reopen.nextAt, unsettled, noDriver: this.noDriver }
     return openFailures || unsettled ? { openFailures, nextOpenAt: this.reopen.nextAt, unsettled } : undefined
   }
 
@@ -321,7 +327,17 @@ export class Memory {
    * could not be opened; one version failing leaves the other working.
    */
   openStores(): boolean {
-    if (this.disposed) return false
+    if (this.disposed || this.noDriver) return false
+    try {
+      (this.deps.loadDriver ?? loadDriver)()
+    } catch (error) {
+      if (!(error instanceof NoSqliteDriverError)) throw error
+      // One line, once: the desktop app's Node without node:sqlite, say, and no better-sqlite3.
+      this.noDriver = `opencode-codex-memory is off in this process: ${error.message}`
+      this.diagnostics.report("error", "startup", this.noDriver)
+      this.catalog.unavailable(error.message)
+      return false
+    }
     try {
       this.catalog.open()
     } catch (error) {
@@ -359,7 +375,7 @@ export class Memory {
 
   /** The memory block for one model call, or undefined when nothing is to be injected. */
   systemBlock(call: SystemCall): string | undefined {
-    if (!this.switches.useMemories || this.disposed || this.servesHelpers) return undefined
+    if (!this.switches.useMemories || this.disposed || this.servesHelpers || this.noDriver) return undefined
     if (!isConversationCall(call, (id) => this.helperSessions.has(id))) return undefined
     // An injected turn is a real use: it stamps the session's version.
     return this.pipeline(this.versions.resolve(call.sessionID, { stamp: true })).readPath.blockFor(call)

@@ -1,7 +1,7 @@
 // The one error type of the memory-folder backend. Its message goes to the model as is, so it says
 // what was wrong with the call and how to make a better one, never a stack or an absolute path.
 
-export type MemoryErrorKind = "invalid_path" | "not_found" | "invalid_argument" | "empty_query" | "exists" | "unknown_session" | "io"
+export type MemoryErrorKind = "invalid_path" | "not_found" | "invalid_argument" | "empty_query" | "exists" | "unknown_session" | "unavailable" | "io"
 
 export class MemoryError extends Error {
   override readonly name = "MemoryError"

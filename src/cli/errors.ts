@@ -21,6 +21,7 @@ export type CliErrorCode =
   | "unknown_session"
   | "opencode_running"
   | "forgetting_pending"
+  | "no_sqlite_driver"
   | "io"
 
 const EXIT_OF: Readonly<Record<CliErrorCode, number>> = {
@@ -36,6 +37,7 @@ const EXIT_OF: Readonly<Record<CliErrorCode, number>> = {
   unknown_session: EXIT.FAILED,
   opencode_running: EXIT.FAILED,
   forgetting_pending: EXIT.FAILED,
+  no_sqlite_driver: EXIT.FAILED,
   io: EXIT.FAILED,
   corrupt_database: EXIT.DATA,
   newer_database: EXIT.DATA,

@@ -7,7 +7,7 @@ import { Memory } from "../memory.js"
 import { parseOptions } from "../options.js"
 import { MIGRATIONS, V2_MIGRATIONS } from "../store/migrations.js"
 import { corruptionReason } from "../store/recovery.js"
-import { openSqlite } from "../store/sqlite.js"
+import { NoSqliteDriverError, openSqlite } from "../store/sqlite.js"
 import { ENV_HOME, ENV_TEST_ROOT, memoryPaths, resolveHome, type MemoryPaths } from "../util/paths.js"
 import { cliHost } from "./cli-host.js"
 import { CliError } from "./errors.js"
@@ -113,6 +113,8 @@ export function checkDatabase(file: string, knownSchema: number): void {
     if (version > knownSchema) throw new CliError("newer_database", `${file} has schema ${version}, newer than this tool knows (${knownSchema}); update opencode-codex-memory`)
   } catch (error) {
     if (error instanceof CliError) throw error
+    // No driver says nothing about the file: the message names what to install.
+    if (error instanceof NoSqliteDriverError) throw new CliError("no_sqlite_driver", error.message)
     const corrupt = corruptionReason(error)
     if (corrupt) throw new CliError("corrupt_database", `${file} is not a readable database (${corrupt}); run \`opencode-codex-memory doctor\`. OpenCode with the plugin moves a damaged database aside and starts a new one`)
     throw new CliError("io", `${file} could not be opened: ${(error as Error).message}`)

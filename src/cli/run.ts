@@ -12,6 +12,7 @@ import { capabilitiesCommand, checkCompatibilityCommand } from "./commands/info.
 import { recallCommand, viewCommand } from "./commands/records.js"
 import { searchCommand } from "./commands/search.js"
 import { statusCommand } from "./commands/status.js"
+import { NoSqliteDriverError } from "../store/sqlite.js"
 import { CliError, EXIT } from "./errors.js"
 import type { CliEnv } from "./home.js"
 
@@ -60,7 +61,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     emit(result.json, result.text)
     return result.exit ?? EXIT.OK
   } catch (error) {
-    const failure = error instanceof CliError ? error : new CliError("io", (error as Error)?.message ?? String(error))
+    const failure = error instanceof CliError ? error : error instanceof NoSqliteDriverError ? new CliError("no_sqlite_driver", error.message) : new CliError("io", (error as Error)?.message ?? String(error))
     io.stderr(`opencode-codex-memory: ${failure.message}\n`)
     io.stdout(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`)
     return failure.exitCode

@@ -85,6 +85,8 @@ export interface Recovery {
   nextOpenAt: number
   /** Job outcomes whose write failed, kept by this process to record at its next pass. */
   unsettled: number
+  /** Set when no SQLite driver loads in this runtime: memory is off in this process, and no try is repeated. */
+  noDriver?: string
 }
 
 /** Kept-out sessions listed by name, at most; the rest are counted. */
@@ -194,6 +196,7 @@ function describeRecovery(s: InspectSnapshot): string[] {
   const r = s.recovery
   if (!r) return []
   const lines: string[] = []
+  if (r.noDriver) lines.push(`disabled: ${r.noDriver}`)
   if (r.openFailures) {
     const next = r.nextOpenAt <= s.now ? "at the next pass" : `at ${new Date(r.nextOpenAt).toISOString()} or later`
     lines.push(`reopening: ${r.openFailures} try(s) to open memory failed; the next is ${next} (learning resumes by itself once it opens)`)

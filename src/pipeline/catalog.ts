@@ -3,6 +3,7 @@
 // closed at dispose; its state says, while it opens or after it failed, why memory is not there.
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
+import { MemoryError } from "../backend/errors.js"
 import { CheckpointStore } from "../store/checkpoint-store.js"
 import { HomeInstances } from "../store/instances.js"
 import { leaseOwners } from "../store/lease-owner.js"
@@ -26,6 +27,7 @@ export class Catalog {
   private extras: { settings: HomeSettings; ledger: SpendLedger; reviews: ConsolidationReviews; instances: HomeInstances } | undefined
   private status: StoreState = { status: "closed" }
   private closed = false
+  private unavailableReason: string | undefined
 
   constructor(
     readonly file: string,
@@ -93,10 +95,18 @@ export class Catalog {
     }
   }
 
+  /** Records why the file cannot be opened at all in this process (no SQLite driver), for tools to say. */
+  unavailable(reason: string): void {
+    if (!this.current) this.status = { status: "failed", error: reason }
+    this.unavailableReason = reason
+  }
+
   /** The store, or an error saying why it is not there, for a tool to show. */
   require(): MemoryStore {
     if (!this.current && this.status.status === "failed") this.deps.reopen?.()
     if (this.current) return this.current
+    // Said to the model, not logged again: start-up logged it once.
+    if (this.unavailableReason) throw new MemoryError("unavailable", `memory is off in this OpenCode process: ${this.unavailableReason}`)
     throw new Error(this.status.status === "failed" ? `the memory database could not be opened: ${this.status.error}` : "the memory database is still opening; try again in a moment")
   }
 

@@ -173,7 +173,8 @@ describe("export and import", () => {
     const job = rowsOf(path.join(target, "memory.db")).jobs!.find((row) => row.job_key === "ses_b")
     expect(job).toMatchObject({ status: "pending", ownership_token: null, lease_until: null, owner_pid: null, owner_boot: null, worker_id: "worker-1" })
     const blob = rowsOf(path.join(target, "memory.db")).cited_files!.find((row) => row.path === "blob.md")
-    expect(Buffer.isBuffer(blob?.last_range) && (blob.last_range as Buffer).equals(BINARY)).toBe(true)
+    // A Buffer from better-sqlite3, a Uint8Array from node:sqlite: the same bytes either way.
+    expect(blob?.last_range instanceof Uint8Array && Buffer.from(blob.last_range as Uint8Array).equals(BINARY)).toBe(true)
 
     for (const name of ["MEMORY.md", "memory_summary.md", "rollout_summaries/x.md", "blob.bin"]) {
       expect(fs.readFileSync(path.join(target, "memories", name)).equals(fs.readFileSync(path.join(home, "memories", name)))).toBe(true)

@@ -1,17 +1,18 @@
-// The storage behaviour every SQLite driver must show. It runs under Node with better-sqlite3
-// (storage.test.ts) and under Bun with bun:sqlite (storage-bun.test.ts runs bun-runner.ts inside the
-// opencode binary), so it uses only node:assert and no test framework.
+// The storage behaviour every SQLite driver must show. It runs under Node on each driver Node
+// loads, node:sqlite and better-sqlite3 (storage.test.ts), and under Bun with bun:sqlite
+// (storage-bun.test.ts runs bun-runner.ts inside the opencode binary), so it uses only node:assert
+// and no test framework.
 import assert from "node:assert/strict"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { immediate, migrate, openDatabase, userVersion } from "../../src/store/database.js"
 import { MIGRATIONS, type Migration } from "../../src/store/migrations.js"
-import { openSqlite, type SqlDatabase } from "../../src/store/sqlite.js"
+import { openSqlite, type DriverName, type SqlDatabase } from "../../src/store/sqlite.js"
 
 export interface SuiteContext {
   /** The driver this runtime is expected to pick. */
-  driver: "bun:sqlite" | "better-sqlite3"
+  driver: DriverName
   /** Starts `count` separate processes that each open `file` at the same moment; resolves with their exit codes and output. */
   openInProcesses(file: string, count: number): Promise<{ code: number | null; output: string }[]>
 }

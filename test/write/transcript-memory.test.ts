@@ -1,16 +1,16 @@
 // Peak memory of rendering ~100 MB sessions, measured by scripts/check-transcript-memory.ts in a
-// fresh `node --expose-gc` per shape (the compiled script: `npm test` builds first).
+// fresh Node per shape (CHILD_FLAGS) (the compiled script: `npm test` builds first).
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { TARGET_GROWTH_MB } from "../../scripts/check-transcript-memory.js"
+import { CHILD_FLAGS, TARGET_GROWTH_MB } from "../../scripts/check-transcript-memory.js"
 
 const script = fileURLToPath(new URL("../../dist/scripts/check-transcript-memory.js", import.meta.url))
 
 function peakGrowthMB(shape: string): number {
   if (!fs.existsSync(script)) throw new Error(`${script} is missing: run "npm run build" first`)
-  const run = spawnSync(process.execPath, ["--expose-gc", script, shape, "--json"], { encoding: "utf8", timeout: 60_000 })
+  const run = spawnSync(process.execPath, [...CHILD_FLAGS, script, shape, "--json"], { encoding: "utf8", timeout: 60_000 })
   const line = run.stdout.trim().split("\n").at(-1) ?? ""
   if (!line.startsWith("{")) throw new Error(`the measurement of ${shape} failed (status ${run.status}):\n${run.stderr}`)
   return (JSON.parse(line) as { peakGrowthMB: number }).peakGrowthMB

@@ -2,9 +2,10 @@
 // except for a probe file in the home that is removed again.
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
+import { createRequire } from "node:module"
 import path from "node:path"
 import { readCommit, resolveRef } from "isomorphic-git"
-import { openSqlite } from "../../store/sqlite.js"
+import { installAdvice, loadDriver, NoSqliteDriverError, type DriverName, type SqlDatabase } from "../../store/sqlite.js"
 import { packageRoot } from "../../util/package-root.js"
 import { memoryPaths } from "../../util/paths.js"
 import { bundledAgents } from "../../write/bundled-agents.js"
@@ -31,9 +32,11 @@ export const doctorCommand: Command = {
   positionals: { min: 0, max: 0 },
   async run({ cli, args }) {
     const target = locateHome(cli, args.values.home as string | undefined)
+    const driver = sqliteDriver()
     const checks: Check[] = [
+      driver.check,
       homeWritable(target),
-      ...databases(target),
+      ...databases(target, driver.open),
       ...(await baselines(target)),
       pluginConfigured(target),
       helperAgents(target, cli.packageDir ?? packageRoot()),
@@ -58,14 +61,39 @@ function homeWritable(target: HomeTarget): Check {
   }
 }
 
-function databases(target: HomeTarget): Check[] {
+/** Which SQLite driver this Node loads (the CLI's, not OpenCode's: OpenCode runs the plugin on Bun's own). */
+function sqliteDriver(): { check: Check; open: ((file: string) => SqlDatabase) | undefined } {
+  const name = "SQLite driver"
+  try {
+    const { driver, open } = loadDriver()
+    return { check: { name, ok: true, detail: `${driver} (${driverVersion(driver)}, Node ${process.versions.node})` }, open }
+  } catch (error) {
+    const detail = error instanceof NoSqliteDriverError ? `none loads under Node ${process.versions.node}: ${error.tried.map((t) => `${t.driver}: ${t.reason}`).join("; ")}` : (error as Error).message
+    return { check: { name, ok: false, detail, fix: installAdvice() }, open: undefined }
+  }
+}
+
+function driverVersion(driver: DriverName): string {
+  if (driver === "better-sqlite3") {
+    try {
+      return `better-sqlite3 ${(createRequire(import.meta.url)("better-sqlite3/package.json") as { version: string }).version}`
+    } catch {
+      return "version unknown"
+    }
+  }
+  return driver === "node:sqlite" ? "built into Node" : "built into Bun"
+}
+
+function databases(target: HomeTarget, open: ((file: string) => SqlDatabase) | undefined): Check[] {
   return (["v1", "v2"] as const).flatMap((version) => {
     const file = memoryPaths(target.home, "option", version).db
     const name = `${path.basename(file)} integrity`
     if (!fs.existsSync(file)) return version === "v1" ? [{ name, ok: false, detail: `${file} does not exist`, fix: "start OpenCode with the plugin once; it creates the database" }] : []
-    let db: ReturnType<typeof openSqlite> | undefined
+    // Without a driver nothing can be said about the file, and it must not be called damaged.
+    if (!open) return [{ name, ok: false, detail: `${file} not checked: no SQLite driver loads (see above)`, fix: installAdvice() }]
+    let db: SqlDatabase | undefined
     try {
-      db = openSqlite(file)
+      db = open(file)
       const rows = db.prepare("PRAGMA integrity_check").all<{ integrity_check: string }>()
       const ok = rows.length === 1 && rows[0]!.integrity_check === "ok"
       return [{ name, ok, detail: ok ? "ok" : rows.map((row) => row.integrity_check).slice(0, 3).join("; "), fix: "quit OpenCode and start it again: the plugin moves a damaged database aside (memory.db.corrupt-<time>) and starts a new one; `export` first what can still be read" }]
