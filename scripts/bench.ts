@@ -4,6 +4,7 @@ import { benchCheckpoint } from "./bench/checkpoint.js"
 import { benchClosedLoop } from "./bench/closed-loop.js"
 import { benchEvidence } from "./bench/evidence.js"
 import { benchHelperRequests } from "./bench/helper-requests.js"
+import { benchInstall } from "./bench/install.js"
 import { benchOpencodeRun } from "./bench/opencode-run.js"
 import { benchPhase1 } from "./bench/phase1.js"
 import { benchPhase2 } from "./bench/phase2.js"
@@ -29,6 +30,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["closed-loop", benchClosedLoop],
   ["helper-requests", benchHelperRequests],
   ["phase2", benchPhase2],
+  ["install", benchInstall],
 ]
 
 const only = process.argv.slice(2)

@@ -1,11 +1,9 @@
-// zod comes from OpenCode's plugin package (`tool.schema`), so schemas use the same zod
-// OpenCode validates tool arguments with, and the plugin carries no second copy.
-import { tool } from "@opencode-ai/plugin/tool"
+// zod, the plugin's own dependency, pinned to the version OpenCode 1.18.33's plugin package uses:
+// OpenCode turns a tool's zod arguments into JSON Schema with its own copy, which reads any zod 4
+// schema. Taking zod from @opencode-ai/plugin instead installed `effect` (47 MB) for every user.
+import { z } from "zod"
 
-export const z = tool.schema
-
-// Types only: erased at build time, so nothing imports zod directly at run time.
-import type { z as zod } from "zod"
-export type Infer<T extends zod.ZodType> = zod.infer<T>
-export type RawShape = zod.ZodRawShape
-export type InferShape<Shape extends zod.ZodRawShape> = zod.infer<zod.ZodObject<Shape>>
+export { z }
+export type Infer<T extends z.ZodType> = z.infer<T>
+export type RawShape = z.ZodRawShape
+export type InferShape<Shape extends z.ZodRawShape> = z.infer<z.ZodObject<Shape>>

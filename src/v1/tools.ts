@@ -1,7 +1,8 @@
 // Host-neutral tool specs -> OpenCode 1.x tool definitions. Every execution is caught here, so
 // a tool never throws into OpenCode: failures come back as a readable reply.
-// The /tool entry only: the package's main entry loads much more (about 20 ms) for nothing.
-import { tool, type ToolDefinition } from "@opencode-ai/plugin/tool"
+// Types only: OpenCode's plugin package is a development dependency (its `tool()` is the identity
+// function, and installing it would bring `effect` to every user).
+import type { ToolDefinition } from "@opencode-ai/plugin/tool"
 import { errorReply } from "../../tools/reply.js"
 import type { ToolSpec } from "../../tools/spec.js"
 import type { Diagnostics } from "../diagnostics.js"
@@ -10,7 +11,7 @@ import { MemoryError } from "../backend/errors.js"
 export function toV1Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics): Record<string, ToolDefinition> {
   const tools: Record<string, ToolDefinition> = {}
   for (const spec of specs) {
-    tools[spec.name] = tool({
+    tools[spec.name] = {
       description: spec.description,
       args: spec.args,
       async execute(args, context) {
@@ -22,7 +23,7 @@ export function toV1Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics):
           return errorReply(spec.name, error)
         }
       },
-    })
+    } satisfies ToolDefinition
   }
   return tools
 }

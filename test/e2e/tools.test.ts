@@ -81,6 +81,19 @@ describe("memory tools and citations in a real OpenCode", () => {
       agent = llm.requests().filter((r) => r.kind === "agent")
     })
 
+    it("offers the tools with the JSON Schema OpenCode made from the plugin's own zod", () => {
+      // zod is the plugin's own dependency, not OpenCode's plugin package: OpenCode's copy must
+      // still turn its schemas into the parameters the model sees.
+      const offered = new Map((agent[0]!.body.tools ?? []).map((t) => [t.function?.name, t.function as { parameters?: { type?: string; properties?: Record<string, { type?: string }>; required?: string[] } }]))
+      const search = offered.get("memory_search")?.parameters
+      expect(search?.type).toBe("object")
+      expect(search?.properties?.queries?.type).toBe("array")
+      expect(search?.required).toContain("queries")
+      const note = offered.get("memory_add_note")?.parameters
+      expect(note?.required).toEqual(expect.arrayContaining(["title", "note"]))
+      expect(note?.properties?.title?.type).toBe("string")
+    })
+
     it("lets the model search memory and read the lines it found", () => {
       expect(agent).toHaveLength(3)
       const [searchResult] = toolResults(agent[1]!)
