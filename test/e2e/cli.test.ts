@@ -6,7 +6,10 @@ import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createRequire } from "node:module"
 import { openDatabase } from "../../src/store/database.js"
+import { DRIVER_ENV } from "../../src/store/sqlite.js"
+import { stageInstall } from "./support/staged-install.js"
 import { runClosedLoop, type ClosedLoopResult } from "./support/closed-loop.js"
 import { FakeLlm, systemTexts } from "./support/fake-llm.js"
 import { query } from "./support/memory-db.js"
@@ -14,7 +17,12 @@ import { createSandbox, opencodeBinary, repoRoot, startServe, waitFor, type Sand
 import { ServerApi } from "./support/server-api.js"
 
 const HOUR = 3_600_000
-const BIN = path.join(repoRoot(), "dist", "src", "cli", "main.js")
+const [major, minor] = process.versions.node.split(".").map(Number) as [number, number]
+/** Node 22.13 and later have node:sqlite unflagged: there the CLI runs from an install without better-sqlite3. */
+const HAS_NODE_SQLITE = major > 22 || (major === 22 && minor >= 13)
+const staged = stageInstall()
+const BIN = HAS_NODE_SQLITE ? staged.bin : path.join(repoRoot(), "dist", "src", "cli", "main.js")
+afterAll(() => staged.cleanup())
 
 interface Ran {
   code: number | null
@@ -24,7 +32,11 @@ interface Ran {
 }
 
 function cli(args: readonly string[], env: Record<string, string> = {}): Ran {
-  const run = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home", ...env } })
+  return runBin(BIN, args, env)
+}
+
+function runBin(bin: string, args: readonly string[], env: Record<string, string> = {}): Ran {
+  const run = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent-home", ...env } })
   let json: Record<string, unknown> = {}
   try {
     json = JSON.parse(run.stdout) as Record<string, unknown>
@@ -84,11 +96,41 @@ describe("the CLI on the closed loop's home", () => {
     expect(fs.readdirSync(loop.memoryRoot).sort()).toEqual(before)
   })
 
-  it("doctor passes on the real home with the real OpenCode binary", () => {
-    const ran = cli(["doctor", "--home", home, "--opencode", opencodeBinary()], { XDG_CONFIG_HOME: path.join(path.dirname(home), "config") })
-    const failed = (ran.json.checks as Array<{ name: string; ok: boolean; detail: string }>).filter((c) => !c.ok)
+  it("doctor passes on the real home with the real OpenCode binary, and names the driver it used", () => {
+    const ran = cli(["doctor", "--home", home, "--opencode", opencodeBinary()], { XDG_CONFIG_HOME: HAS_NODE_SQLITE ? configFor(staged.dir) : path.join(path.dirname(home), "config") })
+    const checks = ran.json.checks as Array<{ name: string; ok: boolean; detail: string }>
+    const failed = checks.filter((c) => !c.ok)
     expect(failed, JSON.stringify(failed)).toEqual([])
     expect(ran.code).toBe(0)
+    // Node 22.13+: the built-in driver, from an install that has no better-sqlite3 at all.
+    expect(checks.find((c) => c.name === "SQLite driver")?.detail).toMatch(HAS_NODE_SQLITE ? /^node:sqlite \(built into Node, Node 2[2-9]\./ : /^better-sqlite3 \(better-sqlite3 12\./)
+    if (HAS_NODE_SQLITE) expect(() => createRequire(staged.bin).resolve("better-sqlite3")).toThrow(/Cannot find module/)
+  })
+
+  /** A copy of the loop's OpenCode config whose plugin entry is `dir` instead of the checkout. */
+  function configFor(dir: string): string {
+    const config = path.join(scratch, "staged-config")
+    const file = path.join(path.dirname(home), "config", "opencode", "opencode.json")
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { plugin?: unknown[] }
+    parsed.plugin = (parsed.plugin ?? []).map((entry) => (Array.isArray(entry) ? [dir, ...entry.slice(1)] : dir))
+    fs.mkdirSync(path.join(config, "opencode"), { recursive: true })
+    fs.writeFileSync(path.join(config, "opencode", "opencode.json"), JSON.stringify(parsed))
+    return config
+  }
+
+  it("with no SQLite driver, says what to install instead of calling the database damaged", () => {
+    // The staged install has no better-sqlite3; pinning that driver leaves none on any Node.
+    const none = { [DRIVER_ENV]: "better-sqlite3" }
+    const status = runBin(staged.bin, ["status", "--home", home], none)
+    expect(status).toMatchObject({ code: 1, json: { error: { code: "no_sqlite_driver" } } })
+    expect(status.stderr).toMatch(/better-sqlite3: not installed.*Use Node 22\.13 or later/)
+    expect(status.stderr).not.toMatch(/damaged|corrupt/)
+    const doctor = runBin(staged.bin, ["doctor", "--home", home, "--opencode", opencodeBinary()], { ...none, XDG_CONFIG_HOME: path.join(path.dirname(home), "config") })
+    const checks = doctor.json.checks as Array<{ name: string; ok: boolean; detail: string; fix?: string }>
+    expect(doctor.code).toBe(1)
+    expect(checks.find((c) => c.name === "SQLite driver")).toMatchObject({ ok: false, fix: expect.stringContaining("npm install better-sqlite3@12") })
+    expect(checks.find((c) => c.name === "memory.db integrity")?.detail).toMatch(/not checked: no SQLite driver loads/)
+    expect(JSON.stringify(checks)).not.toMatch(/damaged/)
   })
 
   it("export and import carry the home to another machine; mode, pause, resume and reset work on the copy", () => {
