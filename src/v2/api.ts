@@ -1,10 +1,12 @@
 // The part of OpenCode 2's plugin API this adapter uses, as local types. OpenCode 2 ships its
-// plugin package under a scope this project's registry does not carry, and its `define` is the
-// identity function, so the adapter needs no runtime import: it exports a plain `{ id, setup }`
-// and types the context itself. Written against anomalyco/opencode's promise API
-// (packages/plugin/src/promise/ and packages/schema/src/ at 07bc181c and 03545fd3; see
-// ARCHITECTURE.md D16). Every field the adapter reads from the host is still checked at run time:
-// a type here is a claim about the host, not a guarantee.
+// plugin package as @opencode/plugin, a scope this project's registry does not carry, and its
+// `define` is the identity function, so the adapter needs no runtime import: it exports a plain
+// `{ id, setup }` and types the context itself. Derived from the released 2.0.x line (the
+// @opencode/plugin 2.0.16 declarations, the 2.0.x sources of packages/plugin/src/promise/ and
+// packages/core/src/session/, and a third party's contract run on 2.0.24); each fact and its
+// source is listed in test/fakes/opencode2.ts and ARCHITECTURE.md D16. Every field the adapter
+// reads from the host is still checked at run time: a type here is a claim about the host, not a
+// guarantee.
 
 export interface V2Registration {
   dispose(): Promise<void>
@@ -26,7 +28,8 @@ export function isFullContext(ctx: V2Context | V2RegistrationContext): ctx is V2
 export interface V2Location {
   directory: string
   workspaceID?: string
-  project?: { id: string; directory: string }
+  /** The project the folder belongs to: its id, its root folder, and a canonical identity (2.0.16 declarations). */
+  project?: { id: string; directory: string; canonical?: string }
 }
 
 export interface V2ModelRef {
@@ -52,14 +55,14 @@ export interface V2ModelMessage {
   metadata?: Record<string, unknown>
 }
 
-export type V2RequestKind = "primary" | "compaction" | "title" | "generate"
-
-/** The `context` hook's event: one model request of a session, edited in place. */
+/**
+ * The `context` hook's event: one primary (agent-loop) request of a session, edited in place.
+ * Compaction, title and generate requests never reach `context`: each has its own hook, and no
+ * event names its kind (packages/core/src/session/model-request.ts).
+ */
 export interface V2SessionContext {
   readonly sessionID: string
   readonly model?: V2ModelRef
-  /** Absent in some releases, where `context` fires for primary requests only. */
-  readonly kind?: V2RequestKind
   readonly agent?: string
   system: V2SystemPart[]
   messages: V2ModelMessage[]
@@ -93,15 +96,31 @@ export interface V2StoredMessage {
   [key: string]: unknown
 }
 
-/** The `compaction` hook's event: the compaction request, whose `result`, when set, is recorded instead of asking the model. */
+/**
+ * The `compaction` hook's event: the compaction request. Its `result`, when set, is recorded
+ * instead of asking the model, in the 2.0.x source (compaction.ts) and the 2.0.16 declarations;
+ * no run on a release has shown it (see the checkpoint's replace mode).
+ */
 export interface V2SessionCompaction extends V2SessionContext {
   result?: { summary: string; metadata?: Record<string, unknown> }
+}
+
+/** The `title` and `generate` hooks' event: a request with no agent loop (a title may set `result` to skip the model). */
+export interface V2SessionAuxiliary {
+  readonly sessionID: string
+  readonly model?: V2ModelRef
+  system: V2SystemPart[]
+  messages: V2ModelMessage[]
+  options?: Record<string, unknown>
+  result?: string
 }
 
 export interface V2SessionHooks {
   context: V2SessionContext
   prompt: V2SessionPrompt
   compaction: V2SessionCompaction
+  title: V2SessionAuxiliary
+  generate: V2SessionAuxiliary
 }
 
 export interface V2SessionDomain {
@@ -120,7 +139,8 @@ export interface V2SessionDomain {
   /** The session's model context: the messages since its last compaction. */
   context(input: { sessionID: string }): Promise<readonly V2StoredMessage[]>
   interrupt(input: { sessionID: string }): Promise<unknown>
-  remove(input: { sessionID: string }): Promise<void>
+  /** Not in the 2.0.16 promise domain; later 2.0.x sources add it. The service's DELETE route is the fallback. */
+  remove?(input: { sessionID: string }): Promise<void>
 }
 
 export interface V2ToolCall {
@@ -219,6 +239,7 @@ export interface V2Context {
   readonly storage?: {
     get(key: string): Promise<unknown>
     set(key: string, value: unknown): Promise<void>
+    remove?(key: string): Promise<void>
   }
   readonly rpc?: {
     register(definition: unknown, handlers: Record<string, (input: unknown) => Promise<unknown>>): Promise<V2Registration>

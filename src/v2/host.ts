@@ -149,11 +149,19 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
     async deleteSession(sessionId) {
       const ctx = deps.ctx()
       try {
-        await ctx.session.remove({ sessionID: sessionId })
+        // 2.0.16's plugin session domain has no remove (later 2.0.x adds it); the service's
+        // DELETE /api/session/:id is in every 2.0.x.
+        if (typeof ctx.session.remove === "function") await ctx.session.remove({ sessionID: sessionId })
+        else {
+          const signal = AbortSignal.timeout(10_000)
+          const client = await ready(signal)
+          if (!client) throw new Error("this OpenCode 2 has no session.remove and its service is unavailable")
+          await client.deleteSession(sessionId, signal)
+        }
         return true
       } catch {
         // Already gone counts as deleted.
-        return (await ctx.session.get({ sessionID: sessionId }).then(() => false, () => true))
+        return await ctx.session.get({ sessionID: sessionId }).then(() => false, () => true)
       } finally {
         deps.confined.delete(sessionId)
       }

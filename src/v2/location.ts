@@ -3,11 +3,12 @@
 //   - tools: the memory and control tools, native (codemode off); glob and grep wrapped so a
 //     consolidation helper's search stays in its memory root;
 //   - agents: the helper agents, and an ask before memory_reset for every other agent;
-//   - session hooks: `context` appends the memory block to primary requests, strips citation
-//     blocks from every request's history (V2 keeps them in stored replies) and gives a helper
-//     session its instructions, then the frozen checkpoint view; `prompt` is a user's message
-//     (and the checkpoint's task); `compaction` gets the checkpoint view, as the result itself
-//     with checkpoint.mode "replace";
+//   - session hooks, one per kind of request (OpenCode 2 runs `context` for agent-loop requests
+//     only): `context` appends the memory block and then the frozen checkpoint view, and gives a
+//     helper session its instructions; `compaction` gets the checkpoint view (with
+//     checkpoint.mode "replace" also as the result); `title` and `generate` get nothing; every
+//     one strips citation blocks from the history it sends (V2 keeps them in stored replies);
+//     `prompt` is a user's message (and the checkpoint's task);
 //   - tool hooks: a tool about to run (external-context pollution), one finished (checkpoint);
 //   - the status RPC the TUI part calls;
 //   - the event stream: turns ending, deletions, replies ending (citations counted), compactions
@@ -16,7 +17,7 @@ import type { Guard } from "../guard.js"
 import type { Memory } from "../memory.js"
 import { bundledAgents } from "../write/bundled-agents.js"
 import { memoryRootForms } from "../write/helper-sandbox.js"
-import type { V2Context, V2Event, V2ModelMessage, V2Registration, V2SessionCompaction, V2SessionContext, V2SessionPrompt, V2ToolEditor, V2ToolExecuteAfter } from "./api.js"
+import type { V2Context, V2Event, V2ModelMessage, V2Registration, V2SessionAuxiliary, V2SessionCompaction, V2SessionContext, V2SessionPrompt, V2ToolEditor, V2ToolExecuteAfter } from "./api.js"
 import { installV2Agents } from "./agents.js"
 import { MEMORY_RPC, type MemoryStatus, type SwitchName } from "./rpc.js"
 import { confineFile, confineSearch } from "./sandbox.js"
@@ -31,6 +32,8 @@ export interface LocationRuntime {
   forget(sessionId: string): void
   /** False for an event another location's stream already delivered. */
   firstSight(eventId: string | undefined): boolean
+  /** The checkpoint a compaction hook offered as the result, and what the host did with it. */
+  readonly replaced: ReplacedCompactions
   status(): MemoryStatus
   setSwitch(name: SwitchName, value: boolean): Promise<void>
 }
@@ -69,7 +72,15 @@ export async function registerLocation(ctx: V2Context, memory: Memory, runtime: 
     ),
     await ctx.session.hook(
       "compaction",
-      guard("session.compaction", (event: V2SessionCompaction) => compactionHook(event, memory)),
+      guard("session.compaction", (event: V2SessionCompaction) => compactionHook(event, memory, runtime)),
+    ),
+    await ctx.session.hook(
+      "title",
+      guard("session.title", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)),
+    ),
+    await ctx.session.hook(
+      "generate",
+      guard("session.generate", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)),
     ),
     await ctx.tool.hook(
       "execute.before",
@@ -107,8 +118,6 @@ function contextHook(event: V2SessionContext, memory: Memory, runtime: LocationR
     return
   }
   stripCitations(event.sessionID, event.messages, memory)
-  // V2 names the request's kind: title, compaction and generate requests get no memory.
-  if (event.kind !== undefined && event.kind !== "primary") return
   const call = { sessionID: event.sessionID, system: event.system.map((part) => (typeof part.text === "string" ? part.text : "")) }
   const block = memory.systemBlock(call)
   if (block) event.system.push({ type: "text", text: block })
@@ -118,14 +127,49 @@ function contextHook(event: V2SessionContext, memory: Memory, runtime: LocationR
 }
 
 /**
- * OpenCode 2 lets a plugin supply the compaction's result: with mode "replace" the checkpoint view
- * is the compaction and no model is asked; with "augment" the compaction model gets it to build on.
+ * The compaction model gets the checkpoint view to build on. With mode "replace" the view is also
+ * offered as the result, which 2.0.x's source records instead of asking the model; a build that
+ * asks its model anyway still has the view, so "replace" degrades to "augment" there, and the
+ * compaction's end tells which happened (ReplacedCompactions).
  */
-function compactionHook(event: V2SessionCompaction, memory: Memory): void {
+function compactionHook(event: V2SessionCompaction, memory: Memory, runtime: LocationRuntime): void {
+  stripCitations(event.sessionID, event.messages, memory)
   const view = memory.onCompacting(event.sessionID)
   if (!view) return
-  if (memory.options.checkpoint.mode === "replace") event.result = { summary: view, metadata: { source: "opencode-codex-memory checkpoint" } }
-  else event.system.push({ type: "text", text: view })
+  event.system.push({ type: "text", text: view })
+  if (memory.options.checkpoint.mode !== "replace") return
+  event.result = { summary: view, metadata: { source: "opencode-codex-memory checkpoint" } }
+  runtime.replaced.offered(event.sessionID, view)
+}
+
+/**
+ * Whether this OpenCode honours a compaction result a plugin supplies: no released build has been
+ * seen to, so it is judged from each compaction's end, whose text is the summary that was kept.
+ */
+export class ReplacedCompactions {
+  private readonly pending = new Map<string, string>()
+  private verdict: "honoured" | "ignored" | undefined
+
+  offered(sessionId: string, summary: string): void {
+    this.pending.set(sessionId, summary)
+  }
+
+  /** At `session.compaction.ended`: the verdict when it changed, for one log line. */
+  ended(sessionId: string, text: unknown): "honoured" | "ignored" | undefined {
+    const offered = this.pending.get(sessionId)
+    if (offered === undefined || typeof text !== "string") return undefined
+    this.pending.delete(sessionId)
+    const verdict = text.trim() === offered.trim() ? "honoured" : "ignored"
+    if (verdict === this.verdict) return undefined
+    this.verdict = verdict
+    return verdict
+  }
+
+  describe(): string {
+    if (this.verdict === "honoured") return 'checkpoint.mode "replace": confirmed on this OpenCode (the last compaction kept the checkpoint, with no model call)'
+    if (this.verdict === "ignored") return 'checkpoint.mode "replace": this OpenCode asked its compaction model anyway, so replace runs as augment here (the model got the checkpoint to build on)'
+    return 'checkpoint.mode "replace": not yet confirmed on this OpenCode (2.0.x\'s source records a result a plugin supplies without asking the model, but no run on a release has shown it; until a compaction shows it, the model is also given the checkpoint, as with augment)'
+  }
 }
 
 /** Citation blocks kept in stored replies are removed from what the model is sent, and counted once. */
@@ -186,7 +230,11 @@ function onEvent(event: V2Event, memory: Memory, runtime: LocationRuntime): void
     runtime.observe(sessionId)
     memory.onSessionIdle(sessionId)
   } else if (event.type === "session.created") runtime.observe(sessionId)
-  else if (event.type === "session.compaction.ended") memory.onCompacted(sessionId)
+  else if (event.type === "session.compaction.ended") {
+    memory.onCompacted(sessionId)
+    const verdict = runtime.replaced.ended(sessionId, data.text)
+    if (verdict) memory.diagnostics.report(verdict === "honoured" ? "info" : "warn", "checkpoint", runtime.replaced.describe())
+  }
   else if (event.type === "session.deleted") {
     runtime.forget(sessionId)
     memory.onSessionDeleted(sessionId)

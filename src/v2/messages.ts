@@ -29,7 +29,8 @@ function convert(message: Readonly<Record<string, unknown>>): TranscriptMessage 
       if (text) parts.push({ type: "text", text, ...(id ? { id } : {}) })
       for (const file of list(message.files)) {
         const f = record(file)
-        if (f) parts.push({ type: "file", filename: str(f.name) ?? str(f.uri) ?? "", mime: str(f.mime) ?? "" })
+        // A user's file: { data, mime, name?, source: { type: "uri", uri } | { type: "inline" } } (schema session-message.ts).
+        if (f) parts.push({ type: "file", filename: str(f.name) ?? str(record(f.source)?.uri) ?? str(f.uri) ?? "", mime: str(f.mime) ?? "" })
       }
       return parts.length ? { info: { role: "user", ...time }, parts } : undefined
     }

@@ -17,7 +17,7 @@ import { memoryRootForms } from "../write/helper-sandbox.js"
 import { installV2Agents } from "./agents.js"
 import { isFullContext, type V2Cleanup, type V2Context, type V2Registration, type V2RegistrationContext } from "./api.js"
 import { createV2Host, ObservedSessions } from "./host.js"
-import { registerLocation, type LocationRuntime } from "./location.js"
+import { registerLocation, ReplacedCompactions, type LocationRuntime } from "./location.js"
 import type { MemoryStatus, SwitchName } from "./rpc.js"
 import { discoverService, type DiscoveryDeps, type ServiceState } from "./service.js"
 
@@ -46,6 +46,7 @@ const EVENT_IDS_KEPT = 2_000
 export class V2Runtime implements LocationRuntime {
   readonly confined = new Map<string, string>()
   readonly helperSystem = new Map<string, string>()
+  readonly replaced = new ReplacedCompactions()
   private readonly observed = new ObservedSessions()
   private readonly live: Live[] = []
   private readonly eventIds = new Set<string>()
@@ -183,8 +184,15 @@ export class V2Runtime implements LocationRuntime {
       homedir,
       ...(this.deps.now ? { now: this.deps.now } : {}),
       ...(this.deps.packageDir ? { packageDir: this.deps.packageDir } : {}),
-      hostStatus: () => this.host.status().detail,
+      hostStatus: () => this.hostDetail(),
     })
+  }
+
+  /** How sessions are found, and, with checkpoint.mode "replace", whether this OpenCode honours it. */
+  private hostDetail(): string {
+    const detail = this.host.status().detail
+    const memory = this.memory
+    return memory?.checkpoints && memory.options.checkpoint.mode === "replace" ? `${detail}; ${this.replaced.describe()}` : detail
   }
 
   /** The oldest live location: the one the host adapter works through. */

@@ -7,6 +7,9 @@
 import path from "node:path"
 import type { V2Rule } from "./api.js"
 
+// Released 2.0.x asks `edit` for its write, edit and patch tools; `write` rules stay because
+// whether a tool is offered at all may be judged by its own id (a rule-set that denies `*` and
+// never names `write` could drop the tool from the consolidator's list).
 const FILE_TOOLS = ["read", "edit", "write"] as const
 const SEARCH_TOOLS = ["glob", "grep"] as const
 

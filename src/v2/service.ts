@@ -36,6 +36,7 @@ export interface DiscoveryDeps {
 }
 
 const READINESS_ROUTES = ["/api/info", "/api/status", "/api/health"] as const
+const GENERATE_ROUTE = "/api/experimental/generate"
 const PROBE_TIMEOUT_MS = 2_000
 const PAGE = 200
 
@@ -134,16 +135,26 @@ export class ServiceClient {
     return this.pages(`/api/session/${encodeURIComponent(sessionId)}/message`, { order: "asc", limit: String(PAGE) }, signal, maxPages)
   }
 
+  /** Deletes a session and its children: 404 counts as already gone. */
+  async deleteSession(sessionId: string, signal: AbortSignal): Promise<void> {
+    const route = `/api/session/${encodeURIComponent(sessionId)}`
+    const response = await this.fetchImpl(this.url(route), { method: "DELETE", headers: this.headers(), signal })
+    if (response.status === 404) return
+    if (!response.ok) throw Object.assign(new Error(`DELETE ${route} -> HTTP ${response.status}`), { status: response.status })
+    await response.body?.cancel()
+  }
+
   async generateText(body: { prompt: string; model?: { id: string; providerID: string; variant?: string } }, signal: AbortSignal): Promise<string> {
-    const response = await this.fetchImpl(this.url("/api/generate"), {
+    // Released 2.0.x serves text generation under /api/experimental/ (protocol groups/generate.ts).
+    const response = await this.fetchImpl(this.url(GENERATE_ROUTE), {
       method: "POST",
       headers: { ...this.headers(), "content-type": "application/json" },
       body: JSON.stringify(body),
       signal,
     })
-    const payload = await this.json(response, "POST /api/generate")
+    const payload = await this.json(response, `POST ${GENERATE_ROUTE}`)
     const text = record(record(payload)?.data)?.text ?? record(payload)?.text
-    if (typeof text !== "string") throw new Error("POST /api/generate answered without a text")
+    if (typeof text !== "string") throw new Error(`POST ${GENERATE_ROUTE} answered without a text`)
     return text
   }
 
@@ -151,7 +162,8 @@ export class ServiceClient {
     const items: unknown[] = []
     let cursor: string | undefined
     for (let page = 0; page < maxPages; page++) {
-      const response = await this.fetchImpl(this.url(route, { ...query, ...(cursor ? { cursor } : {}) }), { headers: this.headers(), signal })
+      // A cursor carries the query it continues; the message list refuses one combined with `order`.
+      const response = await this.fetchImpl(this.url(route, cursor ? { cursor, ...(query.limit ? { limit: query.limit } : {}) } : query), { headers: this.headers(), signal })
       const payload = record(await this.json(response, `GET ${route}`))
       const data = payload?.data
       if (!Array.isArray(data)) throw new Error(`GET ${route} answered without a data list`)

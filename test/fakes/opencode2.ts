@@ -1,14 +1,48 @@
-// A fake OpenCode 2 host, in process, built from OpenCode 2's published plugin API (the promise
-// `Context`: hooks, transforms, session create/prompt/wait/context/remove, generate.text, the
-// event stream with payloads under `data`, per-plugin storage, locations, RPC) and the behaviour
-// its sources describe: one setup per location, registrations released with the location, the
-// loader's refusal of a module without `{ id, setup }`, plugin tools kept off the model's native
-// tool list unless they set `codemode: false`, rules evaluated last-match-wins with the session's
-// after the agent's. It is not a mock of our adapter: it records what a plugin does, runs an agent
-// loop against the scripted model (test/e2e/support/fake-llm.ts) with real file tools, and can
-// serve a registered local service over HTTP on 127.0.0.1.
+// A fake OpenCode 2 host, in process, built to behave as released OpenCode 2.0.x does for what a
+// plugin can see: it records what a plugin does, runs an agent loop against the scripted model
+// (test/e2e/support/fake-llm.ts) with real file tools, and serves a registered local service over
+// HTTP on 127.0.0.1. It is not a mock of our adapter, and it refuses what the release refuses
+// (test/v2/fake-conformance.test.ts proves each refusal).
 //
-// What it cannot prove is listed in ARCHITECTURE.md (D16): it is as faithful as the sources read.
+// Each fact, with where it comes from. Sources in anomalyco/opencode are the 2.0.x line (the files
+// that import the @opencode/* scope; 2.0.17's package.json files are at commit 04f4b0610c79, the
+// index holds the sources without pinning them to a release commit); "2.0.16 d.ts" is the
+// published @opencode/plugin@2.0.16 declarations and OpenAPI; "2.0.24 contract" is
+// kunickiaj/codemem docs/opencode-v2-contract.md, run against @opencode/cli@2.0.24.
+//   - The loader takes a default `{ id, setup }` or `{ id, effect }`, with its exact refusal text:
+//     packages/core/src/plugin/module.ts. One setup per location (directory), cleanup on release.
+//   - The promise context: app, location {directory, workspaceID?, project {id, directory,
+//     canonical}}, options, session, tool, agent, event, generate, mcp, storage (get, set,
+//     remove), rpc; no log and no toast: 2.0.16 d.ts (promise/plugin.d.ts), 2.0.24 contract.
+//   - Session hooks: `context` runs for primary (agent-loop) requests only, and no event names a
+//     kind; compaction, title and generate requests run their own hooks:
+//     packages/core/src/session/model-request.ts, 2.0.24 contract.
+//   - A compaction or title hook that sets `result` is recorded without a model request:
+//     packages/core/src/session/compaction.ts and promise/session.ts ("Set to use this ... and skip
+//     the model request"); unverified at run time on a release (2.0.24 contract), so the fake can
+//     be told to ask its model anyway (`ignoresCompactionResult`). The compaction's end carries
+//     the kept summary as `text`.
+//   - The session domain of 2.0.16 has no `remove` (2.0.16 d.ts; later 2.0.x sources add it, so
+//     `sessionRemove` turns it on); create/get/prompt/wait/context/interrupt as in
+//     packages/protocol/src/groups/session.ts; `context` is the messages since the last compaction.
+//   - Stored messages are tagged by `type`; a user's files carry `source.uri`:
+//     packages/schema session-message.ts.
+//   - Tools: editor get/add/update (update of a missing id is ignored), plugin tools stay off the
+//     model's native list unless they set `codemode: false`, and such a tool may not be named
+//     `execute`: 2.0.16 d.ts (promise/tool.d.ts) and the tool registry.
+//   - Agents: `update` creates a missing agent; `list()` leaves out agents declared in the user's
+//     config (measured by a third party on 2.0.3), hence `configAgents`.
+//   - Permissions: the agent's rules, then the session's, last match wins, no match asks
+//     (packages/core/src/permission.ts); write, edit and patch ask `edit`; a file inside the
+//     location is named by its relative path, one outside by its absolute path after an
+//     `external_directory` ask for `<its folder>/*` (a source-verified 2.0.21 write-up).
+//   - Events carry their payload under `data`; every location's stream gets every event.
+//   - The service: service.json in $XDG_STATE_HOME/opencode, readiness at GET /api/info (no
+//     /api/status or /api/health in the 2.0.16 OpenAPI), session and message lists paged with a
+//     cursor (a message page refuses `order` beside a cursor, limit at most 200), DELETE
+//     /api/session/:id, and text generation at POST /api/experimental/generate:
+//     packages/protocol/src/groups/{server,session,message,generate}.ts.
+// What it cannot prove is listed in ARCHITECTURE.md (D16).
 import fs from "node:fs"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -42,7 +76,7 @@ const DEFAULT_AGENT: V2AgentInfo = {
   ],
 }
 
-type HookName = "context" | "prompt" | "compaction"
+type HookName = "context" | "prompt" | "compaction" | "title" | "generate"
 type Callback = (event: never) => unknown
 
 interface Session {
@@ -70,6 +104,15 @@ interface Location {
   disposed: boolean
 }
 
+export interface FakeVariant {
+  /** The plugin session domain has `remove` (later 2.0.x; 2.0.16 has none). */
+  sessionRemove?: boolean
+  /** A compaction result a plugin sets does not stop the model request (a dev build did this). */
+  ignoresCompactionResult?: boolean
+  /** Agents the user's config declares: they run, but an agent transform's list() leaves them out. */
+  configAgents?: readonly string[]
+}
+
 /** What the fake recorded about one request it sent the model. */
 export interface FakeRequestRecord {
   sessionID: string
@@ -94,8 +137,12 @@ export class FakeOpenCode2 {
   private counter = 0
   private service: { server: http.Server; file: string } | undefined
 
-  constructor(options: { model?: ScriptedModel } = {}) {
+  /** Variants of the 2.0.x line the fake can play (see the header). */
+  private readonly variant: FakeVariant
+
+  constructor(options: { model?: ScriptedModel } & FakeVariant = {}) {
     this.model = options.model ?? new ScriptedModel()
+    this.variant = { sessionRemove: options.sessionRemove ?? false, ignoresCompactionResult: options.ignoresCompactionResult ?? false, configAgents: options.configAgents ?? [] }
   }
 
   /** OpenCode 2's loader: only a default `{ id, setup | effect }` is a plugin. */
@@ -191,9 +238,21 @@ export class FakeOpenCode2 {
     await session.running
   }
 
-  /** A title request for a session (V2 names its kind). */
-  async generateTitle(sessionId: string): Promise<void> {
-    await this.request(this.requireSession(sessionId), "title")
+  /** A title request: the `title` hooks run (never `context`), and a result they set skips the model. */
+  async generateTitle(sessionId: string): Promise<string> {
+    const session = this.requireSession(sessionId)
+    const location = this.ensureLocation(session.info.location!.directory)
+    const event: { sessionID: string; model: { id: string; providerID: string }; system: Array<{ type: "text"; text: string }>; messages: unknown[]; options: Record<string, unknown>; result?: string } = {
+      sessionID: sessionId,
+      model: { id: "fake-model", providerID: "fake" },
+      system: [{ type: "text", text: "You are a title generator." }],
+      messages: modelMessages(session.messages),
+      options: {},
+    }
+    await this.runHooks(location, "title", event)
+    const title = event.result ?? (await this.send(session, "title", event.system, event.messages as never, [])).text ?? ""
+    session.info.title = title
+    return title
   }
 
   /**
@@ -203,17 +262,31 @@ export class FakeOpenCode2 {
   async compact(sessionId: string): Promise<{ summary: string; fromPlugin: boolean }> {
     const session = this.requireSession(sessionId)
     const location = this.ensureLocation(session.info.location!.directory)
-    const event: { sessionID: string; kind: "compaction"; system: Array<{ type: "text"; text: string }>; messages: unknown[]; result?: { summary: string } } = {
+    const agentId = session.info.agent ?? "build"
+    const event: {
+      sessionID: string
+      agent: string
+      model: { id: string; providerID: string }
+      system: Array<{ type: "text"; text: string }>
+      messages: unknown[]
+      options: Record<string, unknown>
+      tools: Record<string, unknown>
+      result?: { summary: string; metadata?: Record<string, unknown> }
+    } = {
       sessionID: sessionId,
-      kind: "compaction",
-      system: [],
+      agent: agentId,
+      model: { id: "fake-model", providerID: "fake" },
+      system: [{ type: "text", text: "You summarize the conversation so far for the next turns." }],
       messages: modelMessages(session.messages),
+      options: {},
+      tools: {},
     }
     await this.runHooks(location, "compaction", event)
-    const summary = event.result?.summary ?? (await this.request(session, "compaction", event.system.map((part) => part.text))).text ?? ""
+    const supplied = event.result && !this.variant.ignoresCompactionResult ? event.result : undefined
+    const summary = supplied?.summary ?? (await this.send(session, "compaction", event.system, event.messages as never, [])).text ?? ""
     session.messages.push({ id: this.id("msg"), type: "compaction", status: "completed", reason: "manual", summary, recent: "", time: { created: Date.now() } })
-    this.emit({ type: "session.compaction.ended", data: { sessionID: sessionId } })
-    return { summary, fromPlugin: event.result !== undefined }
+    this.emit({ type: "session.compaction.ended", data: { sessionID: sessionId, reason: "manual", text: summary, recent: "" }, ...(supplied?.metadata ? { metadata: supplied.metadata } : {}) } as Omit<V2Event, "id">)
+    return { summary, fromPlugin: supplied !== undefined }
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -281,29 +354,58 @@ export class FakeOpenCode2 {
       const url = new URL(req.url ?? "/", "http://127.0.0.1")
       if (req.method === "GET" && url.pathname === readiness) return send(200, { version: "2.0.24-fake", pid, urls: [] })
       if (req.method === "GET" && url.pathname === "/api/session") {
-        const roots = url.searchParams.get("parentID") === "null"
+        const page = this.page(url, 50)
+        if ("error" in page) return send(400, page)
+        const roots = page.query.parentID === "null"
         const list = [...this.sessions.values()].map((s) => s.info).filter((info) => !roots || !info.parentID)
         list.sort((a, b) => (b.time?.updated ?? 0) - (a.time?.updated ?? 0))
-        return send(200, { data: list, cursor: {} })
+        return send(200, page.slice(list))
       }
       // packages/protocol session.get: `{ data: Session }`, or 404 SessionNotFoundError.
       const one = /^\/api\/session\/([^/]+)$/.exec(url.pathname)
-      if (req.method === "GET" && one) {
-        const session = this.sessions.get(decodeURIComponent(one[1]!))
-        return session ? send(200, { data: session.info }) : send(404, { _tag: "SessionNotFoundError", sessionID: decodeURIComponent(one[1]!), message: `Session not found: ${decodeURIComponent(one[1]!)}` })
+      if ((req.method === "GET" || req.method === "DELETE") && one) {
+        const id = decodeURIComponent(one[1]!)
+        const session = this.sessions.get(id)
+        if (!session) return send(404, { _tag: "SessionNotFoundError", sessionID: id, message: `Session not found: ${id}` })
+        if (req.method === "GET") return send(200, { data: session.info })
+        await this.deleteSession(id)
+        return send(200, { data: true })
       }
       const messages = /^\/api\/session\/([^/]+)\/message$/.exec(url.pathname)
       if (req.method === "GET" && messages) {
+        // packages/protocol message.ts: limit 1..200, and a cursor is not combined with order.
+        if (url.searchParams.has("cursor") && url.searchParams.has("order")) return send(400, { _tag: "BadRequest", message: "cursor cannot be combined with order" })
+        const page = this.page(url, 50)
+        if ("error" in page) return send(400, page)
         const session = this.sessions.get(decodeURIComponent(messages[1]!))
-        return session ? send(200, { data: session.messages, cursor: {} }) : send(404, { error: "not found" })
+        return session ? send(200, page.slice(session.messages)) : send(404, { error: "not found" })
       }
-      if (req.method === "POST" && url.pathname === "/api/generate") {
+      if (req.method === "POST" && url.pathname === "/api/experimental/generate") {
         const body = JSON.parse(await readBody(req)) as { prompt: string }
         return send(200, { data: { text: this.complete(body.prompt) } })
       }
       send(404, { error: `no route ${req.method} ${url.pathname}` })
     } catch (error) {
       send(500, { error: String(error) })
+    }
+  }
+
+  /**
+   * One page of a list route: `limit` (at most 200) items after the cursor. The cursor carries the
+   * query it continues, so a later page needs nothing else.
+   */
+  private page(url: URL, fallback: number): { error: string } | { query: Record<string, string>; slice<T>(items: readonly T[]): { data: T[]; cursor: { next?: string } } } {
+    const limit = Number(url.searchParams.get("limit") ?? fallback)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) return { error: `limit must be 1..200, got ${url.searchParams.get("limit")}` }
+    const cursor = url.searchParams.get("cursor")
+    const state = cursor ? (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { query: Record<string, string>; offset: number }) : { query: Object.fromEntries(url.searchParams), offset: 0 }
+    return {
+      query: state.query,
+      slice: (items) => {
+        const data = items.slice(state.offset, state.offset + limit)
+        const offset = state.offset + data.length
+        return { data, cursor: offset < items.length ? { next: Buffer.from(JSON.stringify({ query: state.query, offset })).toString("base64url") } : {} }
+      },
     }
   }
 
@@ -335,7 +437,7 @@ export class FakeOpenCode2 {
     }
     location.ctx = {
       app: { name: "opencode", version: "2.0.24-fake", channel: "latest" },
-      location: { directory, project: { id: "prj_fake", directory } },
+      location: { directory, project: { id: "prj_fake", directory, canonical: `local:${directory}` } },
       options,
       session: {
         hook: async (name, callback) => {
@@ -361,10 +463,14 @@ export class FakeOpenCode2 {
           if (session) session.interrupted = true
           return { interrupted: Boolean(session) }
         },
-        remove: async ({ sessionID }) => {
-          this.requireSession(sessionID)
-          await this.deleteSession(sessionID)
-        },
+        ...(this.variant.sessionRemove
+          ? {
+              remove: async ({ sessionID }: { sessionID: string }) => {
+                this.requireSession(sessionID)
+                await this.deleteSession(sessionID)
+              },
+            }
+          : {}),
       },
       tool: {
         transform: async (callback) => {
@@ -403,10 +509,11 @@ export class FakeOpenCode2 {
         },
       },
       generate: { text: async ({ prompt }) => ({ text: this.complete(prompt) }) },
-      mcp: { list: async () => ({ data: [] }) },
+      mcp: { list: async () => ({ location: { directory }, data: [] }) },
       storage: {
         get: async (key) => structuredClone(store.get(key)),
         set: async (key, value) => void store.set(key, structuredClone(value)),
+        remove: async (key) => void store.delete(key),
       },
       rpc: {
         register: async (definition, handlers) => {
@@ -426,6 +533,7 @@ export class FakeOpenCode2 {
       get: (id) => location.tools.get(id),
       add: (tool) => {
         if (!tool.name || typeof tool.execute !== "function" || typeof tool.input !== "object") throw new Error(`invalid tool ${tool.name}`)
+        if (tool.name === "execute" && tool.options?.codemode === false) throw new Error('the tool name "execute" is reserved for CodeMode')
         location.tools.set(tool.name, { ...tool })
       },
       update: (id, edit) => {
@@ -440,9 +548,10 @@ export class FakeOpenCode2 {
   }
 
   private rebuildAgents(location: Location): void {
-    location.agents = new Map([["build", structuredClone(DEFAULT_AGENT)]])
+    location.agents = new Map([["build", structuredClone(DEFAULT_AGENT)], ...this.variant.configAgents!.map((id): [string, V2AgentInfo] => [id, structuredClone(DEFAULT_AGENT)])])
     const editor: V2AgentEditor = {
-      list: () => [...location.agents.keys()].map((id) => ({ id })),
+      // Built-in agents and those transforms made; the user's config agents are not listed.
+      list: () => [...location.agents.keys()].filter((id) => !this.variant.configAgents!.includes(id)).map((id) => ({ id })),
       update: (id, edit) => {
         const agent = location.agents.get(id) ?? { mode: "all", hidden: false, permissions: structuredClone(DEFAULT_AGENT.permissions) }
         edit(agent)
@@ -486,7 +595,7 @@ export class FakeOpenCode2 {
           this.emit({ type: "session.execution.interrupted", data: { sessionID: id, reason: "user" } })
           return
         }
-        const reply = await this.request(session, "primary")
+        const reply = await this.request(session)
         // A slow model: the session can still be interrupted while it waits.
         for (let waited = 0; waited < (reply.delayMs ?? 0) && !session.interrupted; waited += 50) await sleep(50)
         if (session.interrupted) continue
@@ -511,8 +620,8 @@ export class FakeOpenCode2 {
     }
   }
 
-  /** One model request: the context hooks edit it, the scripted model answers it. */
-  private async request(session: Session, kind: FakeRequestRecord["kind"], extraSystem: readonly string[] = []): Promise<FakeReply> {
+  /** One agent-loop request: the `context` hooks edit it, the scripted model answers it. */
+  private async request(session: Session): Promise<FakeReply> {
     const location = this.ensureLocation(session.info.location!.directory)
     const agentId = session.info.agent ?? "build"
     const agent = location.agents.get(agentId) ?? DEFAULT_AGENT
@@ -520,22 +629,25 @@ export class FakeOpenCode2 {
     const event = {
       sessionID: session.info.id,
       model: { id: "fake-model", providerID: "fake" },
-      kind,
       agent: agentId,
-      system: [{ type: "text" as const, text: kind === "title" ? "You are a title generator." : (agent.system ?? DEFAULT_AGENT.system!) }, ...extraSystem.map((text) => ({ type: "text" as const, text }))],
+      system: [{ type: "text" as const, text: agent.system ?? DEFAULT_AGENT.system! }],
       messages: modelMessages(session.messages),
       options: {},
       tools: Object.fromEntries(native.filter((name) => this.offered(location, session, name)).map((name) => [name, { description: location.tools.get(name)?.description ?? name, input: location.tools.get(name)?.input ?? {} }])),
     }
-    // A hook that throws fails the request, as in OpenCode 2. Title and compaction requests run
-    // the context hooks too, as releases whose requests name their kind do.
+    // A hook that throws fails the request, as in OpenCode 2.
     await this.runHooks(location, "context", event)
+    return this.send(session, "primary", event.system, event.messages, Object.keys(event.tools))
+  }
+
+  /** Sends a request the hooks have shaped to the scripted model, and records it. */
+  private async send(session: Session, kind: FakeRequestRecord["kind"], system: ReadonlyArray<{ text: string }>, messages: ReadonlyArray<{ role: string; content: unknown }>, tools: readonly string[]): Promise<FakeReply> {
     const request: ChatRequest = {
       model: "fake-model",
-      messages: [...event.system.map((part) => ({ role: "system", content: part.text })), ...toChatMessages(event.messages)],
-      tools: Object.keys(event.tools).map((name) => ({ type: "function", function: { name } })),
+      messages: [...system.map((part) => ({ role: "system", content: part.text })), ...toChatMessages(messages)],
+      tools: tools.map((name) => ({ type: "function", function: { name } })),
     }
-    this.requests.push({ sessionID: session.info.id, kind, agent: agentId, system: event.system.map((part) => part.text), tools: Object.keys(event.tools), request })
+    this.requests.push({ sessionID: session.info.id, kind, agent: session.info.agent ?? "build", system: system.map((part) => part.text), tools: [...tools], request })
     return this.model.answer(request, kind === "title" ? "title" : "agent")
   }
 
@@ -591,14 +703,21 @@ export class FakeOpenCode2 {
     return match?.effect ?? "ask"
   }
 
+  /**
+   * A file tool's permission checks: outside the location, `external_directory` for the file's
+   * folder (`<folder>/*`), then the action on the absolute path; inside, the action on the path
+   * relative to the location.
+   */
   private check(location: Location, session: Session, action: string, target: string): string | undefined {
     const absolute = path.resolve(location.directory, target)
     const ask = (act: string, res: string) => {
       const effect = this.allowed(location, session, act, res)
       return effect === "allow" || (effect === "ask" && this.onAsk(act, res, session.info.id))
     }
-    if (!inside(location.directory, absolute) && !ask("external_directory", absolute)) return `permission denied: external_directory ${absolute}`
-    if (!ask(action, absolute)) return `permission denied: ${action} ${absolute}`
+    const outside = !inside(location.directory, absolute)
+    if (outside && !ask("external_directory", `${path.dirname(absolute)}/*`)) return `permission denied: external_directory ${path.dirname(absolute)}/*`
+    const resource = outside ? absolute : path.relative(location.directory, absolute)
+    if (!ask(action, resource)) return `permission denied: ${action} ${resource}`
     return undefined
   }
 
@@ -621,7 +740,8 @@ export class FakeOpenCode2 {
         return { content: lines.map((line, i) => `${i + 1}: ${line}`).join("\n") }
       },
       write: async (input, call) => {
-        const target = await file("write", input as Record<string, unknown>, call.sessionID)
+        // The write tool asks `edit`, as patch does.
+        const target = await file("edit", input as Record<string, unknown>, call.sessionID)
         fs.mkdirSync(path.dirname(target), { recursive: true })
         fs.writeFileSync(target, String((input as { content?: unknown }).content ?? ""))
         return { content: `wrote ${target}` }

@@ -77,6 +77,17 @@ describe("the read path on OpenCode 2", () => {
     }
     expect(catalog<{ n: number }>(setup.home, "SELECT COUNT(*) AS n FROM citation_parts")).toEqual([{ n: 1 }])
     expect(catalog<{ path: string; usage_count: number }>(setup.home, "SELECT path, usage_count FROM cited_files")).toEqual([{ path: "memory_summary.md", usage_count: 1 }])
+    // Title and compaction requests never reach `context`: their own hooks strip the markup too.
+    setup.fake.model.script({ text: "Deploy notes" }, { text: "summary of the deploy talk" })
+    await setup.fake.generateTitle(id)
+    await setup.fake.compact(id)
+    const auxiliary = setup.fake.requests.filter((r) => r.kind === "title" || r.kind === "compaction")
+    expect(auxiliary.map((r) => r.kind)).toEqual(["title", "compaction"])
+    for (const request of auxiliary) {
+      const history = JSON.stringify(request.request.messages!.filter((m) => m.role !== "system"))
+      expect(history).not.toContain("memory-citation")
+      expect(history).toContain("Done.")
+    }
   })
 })
 

@@ -1,9 +1,14 @@
-// The OpenCode 2 fake refuses what OpenCode 2 refuses, so a test that passes on it is not passing
-// only because the fake is lenient: a module without `{ id, setup }`, a plugin tool left in Code
-// Mode (off the model's native list), hooks and transforms after their location is gone, rules
-// where the session's come after the agent's.
+// The OpenCode 2 fake refuses what released OpenCode 2.0.x refuses, so a test that passes on it is
+// not passing only because the fake is lenient: a module without `{ id, setup }`, a plugin tool
+// left in Code Mode (off the model's native list) or named `execute`, hooks and transforms after
+// their location is gone, rules where the session's come after the agent's, `context` for anything
+// but an agent-loop request, a session domain without `remove`, no log or toast, file permissions
+// asked as 2.0.x asks them, config agents missing from a transform's list, and the service's
+// routes, pages and cursor rules. Each fact's source is in the fake's header.
+import fs from "node:fs"
+import path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import type { V2Context, V2Event } from "../../src/v2/api.js"
+import type { V2Context, V2Event, V2Rule } from "../../src/v2/api.js"
 import { FakeOpenCode2, V2_LOAD_ERROR } from "../fakes/opencode2.js"
 import { settle, v2Setup, type V2Setup } from "./support.js"
 
@@ -97,5 +102,141 @@ describe("the OpenCode 2 fake", () => {
     await ctx!.session.prompt({ sessionID: session.id, text: "go" })
     await ctx!.session.wait({ sessionID: session.id })
     expect(setup.fake.requests.at(-1)?.tools).toEqual(["read"])
+  })
+
+  it("runs context for agent-loop requests only; title and compaction run their own hooks, and no event names a kind", async () => {
+    setup = v2Setup()
+    const seen: Array<{ hook: string; event: Record<string, unknown> }> = []
+    await setup.fake.setup(
+      {
+        id: "hooks",
+        setup: async (ctx: V2Context) => {
+          for (const hook of ["context", "compaction", "title", "generate"] as const) {
+            await ctx.session.hook(hook, (event: never) => void seen.push({ hook, event: { ...(event as object) } }))
+          }
+        },
+      },
+      setup.projectDir,
+    )
+    const id = await setup.fake.createSession(setup.projectDir, "t")
+    setup.fake.model.script({ text: "hello back" })
+    await setup.fake.prompt(id, "hello")
+    await setup.fake.generateTitle(id)
+    await setup.fake.compact(id)
+    expect(seen.map((entry) => entry.hook)).toEqual(["context", "title", "compaction"])
+    for (const entry of seen) expect(entry.event).not.toHaveProperty("kind")
+    expect(Object.keys(seen[2]!.event)).toEqual(expect.arrayContaining(["sessionID", "agent", "model", "system", "messages", "options", "tools"]))
+  })
+
+  it("records a title or compaction result a hook sets without asking the model, unless the build ignores it", async () => {
+    for (const ignores of [false, true]) {
+      setup = v2Setup({ variant: { ignoresCompactionResult: ignores } })
+      await setup.fake.setup(
+        {
+          id: "results",
+          setup: async (ctx: V2Context) => {
+            await ctx.session.hook("title", (event) => void (event.result = "Plugin title"))
+            await ctx.session.hook("compaction", (event) => void (event.result = { summary: "plugin summary" }))
+          },
+        },
+        setup.projectDir,
+      )
+      const id = await setup.fake.createSession(setup.projectDir, "t")
+      expect(await setup.fake.generateTitle(id)).toBe("Plugin title")
+      setup.fake.model.script({ text: "model summary" })
+      const compaction = await setup.fake.compact(id)
+      expect(compaction).toEqual(ignores ? { summary: "model summary", fromPlugin: false } : { summary: "plugin summary", fromPlugin: true })
+      expect(setup.fake.requests.map((request) => request.kind)).toEqual(ignores ? ["compaction"] : [])
+      expect(setup.fake.events.find((event) => event.type === "session.compaction.ended")?.data).toMatchObject({ sessionID: id, text: compaction.summary })
+      await setup.cleanup()
+    }
+  })
+
+  it("gives the context no log, no toast and (2.0.16) no session.remove; later 2.0.x adds remove", async () => {
+    for (const sessionRemove of [false, true]) {
+      setup = v2Setup({ variant: { sessionRemove } })
+      let ctx: V2Context | undefined
+      await setup.fake.setup({ id: "shape", setup: (c: V2Context) => void (ctx = c) }, setup.projectDir)
+      const context = ctx as unknown as Record<string, unknown>
+      expect(context.log).toBeUndefined()
+      expect(context.toast).toBeUndefined()
+      expect((context.app as Record<string, unknown>).log).toBeUndefined()
+      expect(typeof ctx!.session.remove).toBe(sessionRemove ? "function" : "undefined")
+      expect(ctx!.location.project).toEqual({ id: "prj_fake", directory: setup.projectDir, canonical: `local:${setup.projectDir}` })
+      await ctx!.storage!.set("k", { v: 1 })
+      await ctx!.storage!.remove!("k")
+      expect(await ctx!.storage!.get("k")).toBeUndefined()
+      await setup.cleanup()
+    }
+  })
+
+  it("refuses a native tool named execute (reserved for Code Mode)", async () => {
+    setup = v2Setup()
+    const plugin = {
+      id: "reserved",
+      setup: async (ctx: V2Context) => {
+        await ctx.tool.transform((editor) => editor.add({ name: "execute", description: "t", input: { type: "object" }, options: { codemode: false }, execute: async () => ({}) }))
+      },
+    }
+    await expect(setup.fake.setup(plugin, setup.projectDir)).rejects.toThrow(/reserved for CodeMode/)
+  })
+
+  it("asks edit for the write tool, names a file inside the location by its relative path, one outside after external_directory <folder>/*", async () => {
+    setup = v2Setup()
+    let ctx: V2Context | undefined
+    await setup.fake.setup({ id: "asks", setup: (c: V2Context) => void (ctx = c) }, setup.projectDir)
+    const outside = setup.project("elsewhere")
+    const asked: string[] = []
+    setup.fake.onAsk = (action, resource) => (asked.push(`${action} ${resource}`), true)
+    const rules: V2Rule[] = [{ action: "*", resource: "*", effect: "ask" }]
+    const session = await ctx!.session.create({ title: "asks", permissions: rules })
+    setup.fake.model.script(
+      { toolCalls: [{ name: "write", arguments: { path: "notes/a.md", content: "x" } }] },
+      { toolCalls: [{ name: "write", arguments: { path: path.join(outside, "b.md"), content: "y" } }] },
+      { text: "done" },
+    )
+    await ctx!.session.prompt({ sessionID: session.id, text: "write" })
+    await ctx!.session.wait({ sessionID: session.id })
+    expect(asked).toEqual([`edit ${path.join("notes", "a.md")}`, `external_directory ${outside}/*`, `edit ${path.join(outside, "b.md")}`])
+    expect(fs.readFileSync(path.join(outside, "b.md"), "utf8")).toBe("y")
+  })
+
+  it("leaves the user's config agents out of an agent transform's list, though they run", async () => {
+    setup = v2Setup({ variant: { configAgents: ["reviewer"] } })
+    let listed: unknown[] = []
+    await setup.fake.setup({ id: "agents", setup: async (ctx: V2Context) => void (await ctx.agent.transform((editor) => void (listed = [...(editor.list?.() ?? [])]))) }, setup.projectDir)
+    expect(listed).toEqual([{ id: "build" }])
+    expect(setup.fake.agent(setup.projectDir, "reviewer")).toBeDefined()
+  })
+
+  it("serves the 2.0.x routes only: /api/info, paged lists whose cursor carries the query, DELETE, and /api/experimental/generate", async () => {
+    setup = v2Setup()
+    const url = await setup.fake.startService(setup.stateDir, { password: "pw" })
+    const auth = { authorization: `Basic ${Buffer.from("opencode:pw").toString("base64")}` }
+    const get = async (route: string, init: RequestInit = {}) => {
+      const response = await fetch(new URL(route, url), { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } })
+      return { status: response.status, body: (await response.json()) as { data?: unknown[]; cursor?: { next?: string } } }
+    }
+    expect((await get("/api/info")).status).toBe(200)
+    for (const gone of ["/api/status", "/api/health"]) expect((await get(gone)).status).toBe(404)
+    expect((await get("/api/generate", { method: "POST", body: JSON.stringify({ prompt: "x" }) })).status).toBe(404)
+    const generated = await get("/api/experimental/generate", { method: "POST", body: JSON.stringify({ prompt: "x" }) })
+    expect(generated.status).toBe(200)
+    expect(typeof (generated.body as { data?: { text?: unknown } }).data?.text).toBe("string")
+
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) ids.push(await setup.fake.createSession(setup.projectDir, `s${i}`))
+    const first = await get("/api/session?parentID=null&order=desc&limit=2")
+    expect(first.body.data).toHaveLength(2)
+    const second = await get(`/api/session?cursor=${first.body.cursor!.next}&limit=2`)
+    expect(second.body.data).toHaveLength(2)
+    expect((await get("/api/session?limit=201")).status).toBe(400)
+    for (let i = 0; i < 3; i++) setup.fake.storeReply(ids[0]!, `reply ${i}`)
+    const messages = await get(`/api/session/${ids[0]}/message?order=asc&limit=2`)
+    expect(messages.body.data).toHaveLength(2)
+    expect((await get(`/api/session/${ids[0]}/message?order=asc&limit=2&cursor=${messages.body.cursor!.next}`)).status).toBe(400)
+    expect((await get(`/api/session/${ids[0]}/message?limit=2&cursor=${messages.body.cursor!.next}`)).body.data).toHaveLength(1)
+    expect((await get(`/api/session/${ids[1]}`, { method: "DELETE" })).status).toBe(200)
+    expect((await get(`/api/session/${ids[1]}`)).status).toBe(404)
   })
 })

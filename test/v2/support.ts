@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url"
 import { createV2Setup } from "../../src/v2/plugin.js"
 import type { V2Plugin } from "../../src/v2/api.js"
 import type { V2RuntimeDeps } from "../../src/v2/runtime.js"
-import { FakeOpenCode2 } from "../fakes/opencode2.js"
+import { FakeOpenCode2, type FakeVariant } from "../fakes/opencode2.js"
 
 export const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url))
 export const HOUR = 3_600_000
@@ -26,7 +26,7 @@ export interface V2Setup {
   cleanup(): Promise<void>
 }
 
-export function v2Setup(options: { clockOffsetMs?: number } = {}): V2Setup {
+export function v2Setup(options: { clockOffsetMs?: number; variant?: FakeVariant } = {}): V2Setup {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-v2-"))
   const home = path.join(root, "memory-home")
   const stateDir = path.join(root, "state")
@@ -38,7 +38,7 @@ export function v2Setup(options: { clockOffsetMs?: number } = {}): V2Setup {
   const logs: string[] = []
   const env: Record<string, string> = { OPENCODE_CODEX_MEMORY_TEST_ROOT: home, XDG_STATE_HOME: stateDir }
   if (options.clockOffsetMs) env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS = String(options.clockOffsetMs)
-  const fake = new FakeOpenCode2()
+  const fake = new FakeOpenCode2(options.variant)
   return {
     fake,
     plugin: (extra = {}) => ({ id: "opencode-codex-memory", setup: createV2Setup({ env, homedir: root, packageDir: PACKAGE_DIR, log: (line) => logs.push(line), ...extra }) }),

@@ -1,0 +1,62 @@
+// The Host port on what released OpenCode 2.0.x offers: helper sessions deleted through the
+// service's DELETE route when the plugin's session domain has no `remove` (2.0.16), and lists of
+// more than one page read by following the cursor alone (a message page refuses `order` beside
+// it), all against the fake's service.
+import os from "node:os"
+import { afterEach, describe, expect, it } from "vitest"
+import type { V2Context } from "../../src/v2/api.js"
+import { createV2Host, ObservedSessions } from "../../src/v2/host.js"
+import { discoverService, type ServiceState } from "../../src/v2/service.js"
+import { v2Setup, type V2Setup } from "./support.js"
+
+let setup: V2Setup
+afterEach(async () => setup?.cleanup())
+
+async function hostOn(s: V2Setup, withService: boolean) {
+  let ctx: V2Context | undefined
+  await s.fake.setup({ id: "probe", setup: (c: V2Context) => void (ctx = c) }, s.projectDir)
+  if (withService) await s.fake.startService(s.stateDir)
+  const service = (signal: AbortSignal): Promise<ServiceState> => discoverService({ env: s.env, homedir: s.root ?? os.homedir(), pid: process.pid }, signal)
+  const host = createV2Host({ ctx: () => ctx!, service, lastService: () => undefined, observed: new ObservedSessions(), confined: new Map(), helperSystem: new Map(), log: () => undefined })
+  return { host, ctx: () => ctx! }
+}
+
+describe("the OpenCode 2 host port on 2.0.x as released", () => {
+  it("deletes a helper session through DELETE /api/session/:id when the session domain has no remove", async () => {
+    setup = v2Setup()
+    const { host } = await hostOn(setup, true)
+    const { id } = await host.createSession({ role: "extract", title: "helper", directory: setup.home, metadata: {} } as never)
+    expect(await host.deleteSession(id)).toBe(true)
+    expect(setup.fake.sessionIds()).not.toContain(id)
+    expect(setup.fake.events.filter((event) => event.type === "session.deleted").map((event) => event.data?.sessionID)).toEqual([id])
+  })
+
+  it("without remove and without a service, reports the helper session as not deleted, and never throws", async () => {
+    setup = v2Setup()
+    const { host } = await hostOn(setup, false)
+    const { id } = await host.createSession({ role: "extract", title: "helper", directory: setup.home, metadata: {} } as never)
+    expect(await host.deleteSession(id)).toBe(false)
+    expect(setup.fake.sessionIds()).toContain(id)
+  })
+
+  it("uses the session domain's remove where a later 2.0.x has it", async () => {
+    setup = v2Setup({ variant: { sessionRemove: true } })
+    const { host } = await hostOn(setup, false)
+    const { id } = await host.createSession({ role: "extract", title: "helper", directory: setup.home, metadata: {} } as never)
+    expect(await host.deleteSession(id)).toBe(true)
+    expect(setup.fake.sessionIds()).not.toContain(id)
+  })
+
+  it("reads every root session and every message across pages of 200, following the cursor alone", async () => {
+    setup = v2Setup()
+    const { host } = await hostOn(setup, true)
+    const ids: string[] = []
+    for (let i = 0; i < 450; i++) ids.push(await setup.fake.createSession(setup.projectDir, `s${i}`))
+    const listing = await host.listRootSessions({ signal: AbortSignal.timeout(10_000) } as never)
+    expect(listing.complete).toBe(true)
+    expect(new Set(listing.sessions.map((session) => session.id))).toEqual(new Set(ids))
+    for (let i = 0; i < 250; i++) setup.fake.storeReply(ids[0]!, `reply ${i}`)
+    const messages = await host.loadMessages(ids[0]!, AbortSignal.timeout(10_000))
+    expect(messages).toHaveLength(250)
+  })
+})
