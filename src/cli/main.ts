@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `opencode-codex-memory` binary (package.json "bin"): runs on Node with better-sqlite3.
+// The `opencode-codex-memory` binary (package.json "bin"): runs on Node, with node:sqlite (22.13+)
+// or, on older Node, better-sqlite3 (store/sqlite.ts).
 import os from "node:os"
 import { runCli } from "./run.js"
 
