@@ -7,7 +7,7 @@
 // make every npm script, and better-sqlite3's build, run on Node 24.
 //
 //   npm run build && node dist/scripts/test.js [--fetch-only]
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import fs from "node:fs"
 import os from "node:os"
@@ -44,7 +44,7 @@ export function ensureNode24(): string {
   }
 }
 
-interface Run {
+export interface Run {
   label: string
   node: string
   args: string[]
@@ -52,22 +52,23 @@ interface Run {
 
 const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/
 
-/** Runs vitest, passing its output through, and returns its closing summary (test/summary-reporter.ts). */
-function vitest(run: Run): { status: number; counts?: [number, number, number] } {
+/** Runs vitest, passing its output through as it comes, and returns its closing summary (test/summary-reporter.ts). */
+export async function vitest(run: Run): Promise<{ status: number; counts?: [number, number, number] }> {
   console.log(`\n# ${run.label}: vitest run ${run.args.join(" ")}`)
-  const child = spawnSync(run.node, [path.join(repo, "node_modules", "vitest", "vitest.mjs"), "run", ...run.args], {
-    cwd: repo,
-    stdio: ["inherit", "pipe", "inherit"],
-    encoding: "utf8",
-    maxBuffer: 512 * 1024 * 1024,
+  const child = spawn(run.node, [path.join(repo, "node_modules", "vitest", "vitest.mjs"), "run", ...run.args], { cwd: repo, stdio: ["inherit", "pipe", "inherit"] })
+  // Only the tail is kept: the summary is the run's last line.
+  let tail = ""
+  child.stdout.on("data", (chunk: Buffer) => {
+    process.stdout.write(chunk)
+    tail = (tail + chunk.toString("utf8")).slice(-4096)
   })
-  process.stdout.write(child.stdout ?? "")
-  const line = (child.stdout ?? "").trim().split("\n").reverse().find((text) => SUMMARY.test(text.trim()))
+  const status = await new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? 1)))
+  const line = tail.trim().split("\n").reverse().find((text) => SUMMARY.test(text.trim()))
   const match = line ? SUMMARY.exec(line.trim()) : null
-  return { status: child.status ?? 1, ...(match ? { counts: [Number(match[1]), Number(match[2]), Number(match[3])] as [number, number, number] } : {}) }
+  return { status, ...(match ? { counts: [Number(match[1]), Number(match[2]), Number(match[3])] as [number, number, number] } : {}) }
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const runs: Run[] = [{ label: `Node ${process.versions.node}`, node: process.execPath, args: [] }]
   const platform = `${process.platform}-${process.arch}`
   let skipped: string | undefined
@@ -82,7 +83,7 @@ function main(): void {
   let failed = false
   const lines: string[] = []
   for (const run of runs) {
-    const result = vitest(run)
+    const result = await vitest(run)
     const counts = result.counts ?? [0, 1, 0]
     counts.forEach((count, i) => (totals[i]! += count))
     failed ||= result.status !== 0
@@ -93,4 +94,4 @@ function main(): void {
   process.exitCode = failed ? 1 : 0
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) main()
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main()
