@@ -59,6 +59,20 @@ describe("tools", () => {
     expect((await run("memory_search", { queries: [" "] })).output).toMatch(/^Error \(empty_query\)/)
   })
 
+  it("checks every call against the tool's schema before it runs, with a reply naming each wrong field", async () => {
+    const { run, host, memory } = await setup()
+    host.addSession({ id: "ses_me" })
+    const note = await run("memory_add_note", { note: "remember this" })
+    expect(note.output).toMatch(/^Error \(invalid_argument\): title: .*Call memory_add_note again/)
+    const mode = await run("memory_mode", { mode: "off" })
+    expect(mode.output).toMatch(/^Error \(invalid_argument\): mode: .*"enabled"/)
+    expect(mode.output).not.toMatch(/CHECK|SQLITE/)
+    expect((await run("memory_read", { path: 7 })).output).toMatch(/^Error \(invalid_argument\): path:/)
+    // Refused before running: nothing was written, nothing logged as a failure.
+    expect(fs.existsSync(path.join(memory.paths.memoryRoot, "extensions", "ad_hoc", "notes"))).toBe(false)
+    expect(host.logs.filter((line) => line.level === "error")).toEqual([])
+  })
+
   it("reads with line numbers and says where a cut answer continues", async () => {
     const { run, root } = await setup()
     fs.writeFileSync(path.join(root, "MEMORY.md"), "one\ntwo\nthree\n")

@@ -3,13 +3,14 @@
 // of the last compaction is frozen and handed to every later turn until the next. Everything
 // here runs inside the adapters' guard: a failure is logged and the host's turn and compaction go
 // on as if the plugin were absent.
+import path from "node:path"
 import type { Diagnostics } from "../diagnostics.js"
 import { redactText } from "../redact/redact.js"
 import { stripPrivate } from "../redact/private.js"
 import type { CheckpointStore } from "../store/checkpoint-store.js"
 import { emptyCheckpoint, observeArtifact, observeTodos, observeUserMessage, type CheckpointV1 } from "./checkpoint.js"
 import { fileHash } from "./file-hash.js"
-import { fileOfUri, observeToolResult, type ToolResult } from "./observe.js"
+import { fileOfUri, fileUri, observeToolResult, type ToolResult } from "./observe.js"
 import { applyUpdate } from "./update.js"
 import { renderView, wrapView } from "./view.js"
 
@@ -78,7 +79,7 @@ export class SessionCheckpoints {
     let outcome: ApplyOutcome = { ok: false, reason: "nothing was applied" }
     store.update(sessionId, (state) => {
       const cp = this.parse(sessionId, state)
-      const result = applyUpdate(cp, resolveCurrentMessage(cp, update))
+      const result = applyUpdate(cp, resolveFilePaths(cp, resolveCurrentMessage(cp, update), this.deps.directory))
       if (!result.ok) {
         outcome = result
         return undefined
@@ -188,3 +189,32 @@ export function resolveCurrentMessage(cp: CheckpointV1, update: unknown): unknow
 }
 
 export const CURRENT_MESSAGE = "current"
+
+/**
+ * File references as the model may write them (absolute, as `read` took them; relative; `./x`)
+ * turned into the uri the checkpoint observed them under. A path that names no observed file is
+ * left as given, so the refusal quotes what the model sent.
+ */
+export function resolveFilePaths(cp: CheckpointV1, update: unknown, directory: string | undefined): unknown {
+  if (typeof update !== "object" || update === null) return update
+  const observed = new Set(cp.artifacts.filter((artifact) => artifact.kind === "file").map((artifact) => artifact.uri))
+  const resolve = (ref: unknown): unknown => {
+    if (typeof ref !== "string" || observed.has(ref)) return ref
+    const given = ref.trim()
+    const absolute = path.isAbsolute(given) ? path.normalize(given) : directory ? path.resolve(directory, given) : undefined
+    const uri = absolute ? fileUri(absolute, directory) : path.posix.normalize(given.replaceAll("\\", "/")).replace(/^(\.\/)+/, "")
+    return observed.has(uri) ? uri : ref
+  }
+  const withEvidence = (entry: unknown): unknown => {
+    if (typeof entry !== "object" || entry === null) return entry
+    const evidence = (entry as { evidence?: { source?: unknown; ref?: unknown } }).evidence
+    const dependsOn = (entry as { depends_on?: unknown }).depends_on
+    return {
+      ...entry,
+      ...(evidence?.source === "file" ? { evidence: { ...evidence, ref: resolve(evidence.ref) } } : {}),
+      ...(Array.isArray(dependsOn) ? { depends_on: dependsOn.map(resolve) } : {}),
+    }
+  }
+  const { decision, fact } = update as { decision?: unknown; fact?: unknown }
+  return { ...update, ...(decision === undefined ? {} : { decision: withEvidence(decision) }), ...(fact === undefined ? {} : { fact: withEvidence(fact) }) }
+}

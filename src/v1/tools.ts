@@ -4,7 +4,7 @@
 // function, and installing it would bring `effect` to every user).
 import type { ToolDefinition } from "@opencode-ai/plugin/tool"
 import { errorReply } from "../../tools/reply.js"
-import type { ToolSpec } from "../../tools/spec.js"
+import { checkArgs, type ToolSpec } from "../../tools/spec.js"
 import type { Diagnostics } from "../diagnostics.js"
 import { MemoryError } from "../backend/errors.js"
 
@@ -15,8 +15,10 @@ export function toV1Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics):
       description: spec.description,
       args: spec.args,
       async execute(args, context) {
+        const checked = checkArgs(spec, args)
+        if (!checked.ok) return errorReply(spec.name, checked.error)
         try {
-          return await spec.execute(args as never, context)
+          return await spec.execute(checked.args as never, context)
         } catch (error) {
           // Wrong arguments are the model's to fix; anything else is worth a diagnostic.
           if (!(error instanceof MemoryError) || error.kind === "io") diagnostics.error(spec.name, error)

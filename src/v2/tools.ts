@@ -4,7 +4,7 @@
 // tools as the model sees them. Arguments are checked with the spec's own schema before it runs,
 // and every failure comes back as the same readable reply as on V1.
 import { errorReply } from "../../tools/reply.js"
-import type { ToolCall, ToolSpec } from "../../tools/spec.js"
+import { checkArgs, type ToolCall, type ToolSpec } from "../../tools/spec.js"
 import { MemoryError } from "../backend/errors.js"
 import type { Diagnostics } from "../diagnostics.js"
 import { z } from "../util/zod.js"
@@ -23,13 +23,10 @@ export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics):
       input: z.toJSONSchema(schema) as Record<string, unknown>,
       options: { codemode: false, ...(permission ? { permission } : {}) },
       async execute(input: unknown, call: V2ToolCall): Promise<V2ToolResult> {
-        const parsed = schema.safeParse(input ?? {})
-        if (!parsed.success) {
-          const detail = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ")
-          return toResult(errorReply(spec.name, new MemoryError("invalid_argument", detail)))
-        }
+        const checked = checkArgs(spec, input)
+        if (!checked.ok) return toResult(errorReply(spec.name, checked.error))
         try {
-          return toResult(await spec.execute(parsed.data as never, toolCall(call)))
+          return toResult(await spec.execute(checked.args as never, toolCall(call)))
         } catch (error) {
           // Wrong arguments are the model's to fix; anything else is worth a diagnostic.
           if (!(error instanceof MemoryError) || error.kind === "io") diagnostics.error(spec.name, error)

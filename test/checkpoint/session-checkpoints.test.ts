@@ -84,6 +84,18 @@ describe("memory_checkpoint and staleness", () => {
     expect(checkpoints.view("ses_a")).toContain("(why=unknown dep=src/a.ts)")
   })
 
+  it("takes an observed file by its absolute path, its relative path or ./path alike, and names an unobserved one as given", () => {
+    write("src/a.ts", "one")
+    read("call_1", "src/a.ts")
+    for (const [key, given] of [["abs", path.join(project, "src/a.ts")], ["rel", "src/a.ts"], ["dot", "./src/a.ts"], ["up", "src/../src/a.ts"]] as const) {
+      expect(checkpoints.apply("ses_a", { fact: { key, value: `by ${key}`, evidence: { source: "file", ref: given }, depends_on: [given] } })).toMatchObject({ ok: true })
+    }
+    expect(checkpoints.view("ses_a")).toContain("- abs: by abs")
+    expect(checkpoints.view("ses_a")).not.toContain(project)
+    const missing = checkpoints.apply("ses_a", { fact: { key: "k", value: "v", evidence: { source: "file", ref: "./src/b.ts" }, depends_on: ["./src/b.ts"] } })
+    expect(missing.ok ? "" : missing.reason).toContain('"./src/b.ts" observed in this session')
+  })
+
   it("refuses behaviour policies and unknown evidence, changing nothing", () => {
     checkpoints.onUserMessage("ses_a", "msg_1", ["hello"])
     const before = store.get("ses_a")!.state
