@@ -42,7 +42,9 @@ export function createV1Host(client: Client): Host {
     kind: "opencode1",
 
     async log(level, message, extra) {
-      await client.app.log({ body: { service: LOG_SERVICE, level, message, ...(extra ? { extra } : {}) } })
+      // OpenCode 1.18.33 writes the message but not the service into its log, so the message carries
+      // the name too: `grep codex-memory:` finds every line.
+      await client.app.log({ body: { service: LOG_SERVICE, level, message: `${LOG_SERVICE}: ${message}`, ...(extra ? { extra } : {}) } })
     },
 
     async listRootSessions({ signal, search }) {

@@ -6,6 +6,7 @@
 // The context is whichever live location the runtime points at (locations.ts), read at every
 // call, so a disposed location hands its work to a survivor.
 import type { GenerateInput, GenerateReply, Host, HelperReply, HostSession, LogLevel, ModelRef } from "../host.js"
+import { LOG_SERVICE } from "../constants.js"
 import { memoryRootForms } from "../write/helper-sandbox.js"
 import type { V2Context, V2StoredMessage } from "./api.js"
 import { toTranscriptMessages } from "./messages.js"
@@ -67,7 +68,7 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
     kind: "opencode2",
 
     async log(level: LogLevel, message: string) {
-      if (level !== "debug") deps.log(`[codex-memory] ${level}: ${message}`)
+      if (level !== "debug") deps.log(`${LOG_SERVICE}: ${level}: ${message}`)
     },
 
     async listRootSessions({ signal, search }) {

@@ -5,6 +5,7 @@
 // through the oldest live location, so a disposed location re-points it to a survivor. The
 // panel's switches are process-wide, persisted in the plugin's storage, and outlive any setup.
 import os from "node:os"
+import { LOG_SERVICE } from "../constants.js"
 import { createGuard, type Guard } from "../guard.js"
 import { Memory } from "../memory.js"
 import { parseOptions } from "../options.js"
@@ -84,7 +85,7 @@ export class V2Runtime implements LocationRuntime {
     } catch (error) {
       // Nothing to run (a broken install): OpenCode goes on as if the plugin were absent.
       this.live.splice(this.live.indexOf(entry), 1)
-      this.write(`[codex-memory] error: opencode-codex-memory disabled: ${(error as Error).message}`)
+      this.write(`${LOG_SERVICE}: error: opencode-codex-memory disabled: ${(error as Error).message}`)
       return () => undefined
     }
     const guard = (this.guard ??= createGuard({ diagnostics: memory.diagnostics, faults: memory.faults }))
@@ -119,7 +120,7 @@ export class V2Runtime implements LocationRuntime {
       return () => registration.dispose()
     } catch (error) {
       // No memory runs in this context, so no diagnostics: the host's stderr is the log.
-      this.write(`[codex-memory] warn: could not register the helper agents: ${(error as Error).message}`)
+      this.write(`${LOG_SERVICE}: warn: could not register the helper agents: ${(error as Error).message}`)
       return () => undefined
     }
   }

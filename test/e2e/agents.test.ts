@@ -68,6 +68,9 @@ describe("helper agents in a real OpenCode", () => {
       timeoutMs: 10_000,
       message: `no log line about the ignored keys:\n${server.stderr().slice(-3000)}`,
     })
+    // OpenCode 1.18.33 drops the service from its log lines, so the message itself starts with the name.
+    const line = server.stderr().replaceAll("\\", "").split("\n").find((text) => text.includes(`agent "memorize": your config's`))
+    expect(line).toMatch(/codex-memory: (v1\/)?[a-z-]+: agent "memorize"/)
     // Still a healthy server: the merged config was accepted.
     expect(server.stderr()).not.toMatch(/ConfigInvalidError|Invalid config/i)
   })
