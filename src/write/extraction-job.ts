@@ -224,7 +224,7 @@ async function askHelper(
     return { structured: reply.structured ?? reply.text }
   } finally {
     signal.removeEventListener("abort", onAbort)
-    await recordHelperUsage(ctx, "extraction", helper.id, usage)
+    await recordHelperUsage(ctx, "extraction", helper.id, usage, request.schema !== undefined)
     const deleted = await host.deleteSession(helper.id, memoryRoot).catch(() => false)
     if (!deleted) ctx.diagnostics.report("warn", "phase1", `helper session ${helper.id} could not be deleted; it will be cleaned up later`)
     ctx.helperSessions.delete(helper.id)

@@ -42,14 +42,30 @@ export async function recordHelperUsage(
   helperId: string,
   /** The final reply's own usage, when the host gave it: used when the messages cannot be read. */
   fallback?: Usage,
+  /**
+   * The helper was asked for a JSON schema: OpenCode 1.18.33 cannot list such a session (it
+   * rejects its own stored format, HTTP 400 "Expected OutputFormatJsonSchema", with a WARN in its
+   * log), and the helper answers in one step, so its reply is the whole cost and nothing is read.
+   */
+  structured = false,
 ): Promise<void> {
   if (!ctx.recordUsage) return
-  try {
-    ctx.recordUsage(phase, helperUsage(await ctx.host.loadMessages(helperId, AbortSignal.timeout(STAGE_ONE.USAGE_TIMEOUT_MS))))
-  } catch (error) {
-    // OpenCode 1.18.33 cannot list a session whose prompt asked for a JSON schema (HTTP 400
-    // "Expected OutputFormatJsonSchema"); such a helper answers in one step, so its reply is the whole cost.
-    if (fallback) ctx.recordUsage(phase, fallback)
-    else ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record what helper session ${helperId} cost: ${errorMessage(error)}`)
+  const record = (usage: Usage) => {
+    try {
+      ctx.recordUsage!(phase, usage)
+    } catch (error) {
+      // A full disk, say: the figure is lost, the job's outcome is not.
+      ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record what helper session ${helperId} cost: ${errorMessage(error)}`)
+    }
   }
+  // An answer with no usage (an abort before any reply) still counts as a helper session.
+  if (structured) return record(fallback ?? { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 })
+  let messages: readonly unknown[]
+  try {
+    messages = await ctx.host.loadMessages(helperId, AbortSignal.timeout(STAGE_ONE.USAGE_TIMEOUT_MS))
+  } catch (error) {
+    if (fallback) return record(fallback)
+    return ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record what helper session ${helperId} cost: ${errorMessage(error)}`)
+  }
+  record(helperUsage(messages))
 }

@@ -129,6 +129,10 @@ describe("phase 1 on a real OpenCode", () => {
     expect(structured.some((r) => userText(r.body).includes("===== TRANSCRIPT BEGINS ====="))).toBe(true)
   })
 
+  it("leaves OpenCode nothing to reject when it reads the helper sessions back (their output schema included)", () => {
+    expect(server.stderr().split("\n").filter((line) => /OutputFormatJsonSchema|schema rejection/i.test(line))).toEqual([])
+  })
+
   it("fails the malformed answer's job and schedules a retry", () => {
     const [gamma] = query<{ status: string; retry_remaining: number; retry_at: number; last_error: string }>(sandbox, `SELECT status, retry_remaining, retry_at, last_error FROM jobs WHERE job_key = '${finished.gamma}'`)
     expect(gamma).toMatchObject({ status: "failed", retry_remaining: JOBS.RETRIES - 1 })

@@ -138,4 +138,31 @@ describe("recording a helper session's cost", () => {
     expect(recorded).toEqual([{ phase: "consolidation", input: 7 }, { phase: "extraction", input: 10 }])
     expect(ctx.diagnostics.recent().some((d) => /could not record what helper session ses_gone cost/.test(d.message))).toBe(true)
   })
+
+  it("never reads back a helper that was asked for a JSON schema (OpenCode 1.18.33 rejects its own stored format), and counts it even without usage", async () => {
+    const { recordHelperUsage } = await import("../../src/write/helper-usage.js")
+    const { Diagnostics } = await import("../../src/diagnostics.js")
+    const { FakeHost } = await import("../fakes/host.js")
+    const host = new FakeHost()
+    host.addSession({ id: "ses_helper" }, [{ info: { role: "assistant", cost: 0, tokens: { input: 7, output: 3, reasoning: 0, cache: { read: 0, write: 0 } } } }])
+    let reads = 0
+    const load = host.loadMessages.bind(host)
+    host.loadMessages = async (...args) => (reads++, load(...args))
+    const recorded: number[] = []
+    const ctx = { host, diagnostics: new Diagnostics(host), recordUsage: (_phase: string, u: { input: number }) => void recorded.push(u.input) }
+    await recordHelperUsage(ctx as never, "extraction", "ses_helper", { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }, true)
+    await recordHelperUsage(ctx as never, "extraction", "ses_helper", undefined, true)
+    expect(reads).toBe(0)
+    expect(recorded).toEqual([10, 0])
+  })
+
+  it("loses only the figure when the ledger cannot be written", async () => {
+    const { recordHelperUsage } = await import("../../src/write/helper-usage.js")
+    const { Diagnostics } = await import("../../src/diagnostics.js")
+    const { FakeHost } = await import("../fakes/host.js")
+    const host = new FakeHost()
+    const ctx = { host, diagnostics: new Diagnostics(host), recordUsage: () => { throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }) } }
+    await expect(recordHelperUsage(ctx as never, "extraction", "ses_x", undefined, true)).resolves.toBeUndefined()
+    expect(ctx.diagnostics.recent().at(-1)?.message).toMatch(/could not record what helper session ses_x cost: database or disk is full \(SQLITE_FULL\)/)
+  })
 })
