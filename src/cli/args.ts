@@ -19,8 +19,9 @@ export interface Parsed {
 
 export function parseCommand(args: readonly string[], flags: FlagSpec, positionals: { min: number; max: number; usage: string }): Parsed {
   let parsed: { values: Record<string, unknown>; positionals: string[] }
+  const options = { ...GLOBAL_FLAGS, ...flags }
   try {
-    parsed = parseArgs({ args: [...args], options: { ...GLOBAL_FLAGS, ...flags }, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: joinDashValues(args, options), options, allowPositionals: true, strict: true })
   } catch (error) {
     throw new CliError("usage", `${(error as Error).message.replace(/\. To specify a positional argument.*$/s, "")}; usage: ${positionals.usage}`)
   }
@@ -28,6 +29,25 @@ export function parseCommand(args: readonly string[], flags: FlagSpec, positiona
     throw new CliError("usage", `expected ${positionals.min === positionals.max ? positionals.min : `${positionals.min} to ${positionals.max}`} argument(s); usage: ${positionals.usage}`)
   }
   return { values: parsed.values as Parsed["values"], positionals: parsed.positionals }
+}
+
+/**
+ * `--limit -1` as `--limit=-1`: parseArgs takes a value that starts with a dash for a flag and
+ * answers with its own advice; joined, the value reaches the command's check, which says what
+ * the flag accepts.
+ */
+function joinDashValues(args: readonly string[], options: FlagSpec): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const next = args[i + 1]
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined
+    if (name && options[name]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else out.push(arg)
+  }
+  return out
 }
 
 /** A whole number flag within bounds, or the default. */

@@ -2,7 +2,9 @@
 // on stderr, an exit code that means something (errors.ts), and a stable error shape
 // `{ "error": { "code", "message" } }`. No network: it works on the memory home alone.
 import fs from "node:fs"
-import { parseCommand } from "./args.js"
+import path from "node:path"
+import { packageRoot } from "../util/package-root.js"
+import { GLOBAL_FLAGS, parseCommand } from "./args.js"
 import { MAX_INPUT_BYTES, type Command } from "./command.js"
 import { exportCommand, importCommand } from "./commands/archive.js"
 import { forgetCommand, modeCommand, modesCommand, pause, resetCommand, resume } from "./commands/control.js"
@@ -46,15 +48,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const emit = (value: unknown, human?: string) => io.stdout(`${text && human !== undefined ? human : JSON.stringify(value, null, text ? 2 : undefined)}\n`)
   try {
     const [name, ...rest] = argv
-    if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-      emit({ commands: COMMANDS.map((c) => ({ name: c.name, usage: c.usage, summary: c.summary })) }, usage())
+    // Help is for people: text, unless --json asks for the listing a script reads.
+    const json = argv.includes("--json")
+    if (name === undefined || name === "--help" || name === "-h" || (name === "help" && rest.filter((arg) => arg !== "--json").length === 0)) {
+      io.stdout(`${json ? JSON.stringify({ commands: COMMANDS.map((c) => ({ name: c.name, usage: c.usage, summary: c.summary, flags: flagNames(c) })) }) : usage()}\n`)
       return EXIT.OK
     }
-    const command = COMMANDS.find((c) => c.name === name)
-    if (!command) throw new CliError("unknown_command", `unknown command ${JSON.stringify(name)}; run \`opencode-codex-memory help\` for the list`)
-    const args = parseCommand(rest, command.flags, { ...command.positionals, usage: command.usage })
+    if (name === "--version" || name === "-V" || name === "version") {
+      const version = packageVersion(io.packageDir)
+      io.stdout(`${json ? JSON.stringify({ version }) : `opencode-codex-memory ${version}`}\n`)
+      return EXIT.OK
+    }
+    const asked = name === "help" ? rest.find((arg) => !arg.startsWith("-"))! : name
+    const command = COMMANDS.find((c) => c.name === asked)
+    if (!command) {
+      const near = nearest(asked, COMMANDS.map((c) => c.name))
+      throw new CliError("unknown_command", `unknown command ${JSON.stringify(asked)}${near ? `; did you mean \`${near}\`?` : ""} Run \`opencode-codex-memory help\` for the list`)
+    }
+    const args = parseCommand(name === "help" ? ["--help"] : rest, command.flags, { ...command.positionals, usage: command.usage })
     if (args.values.help) {
-      emit({ name: command.name, usage: command.usage, summary: command.summary }, `usage: opencode-codex-memory ${command.usage}\n${command.summary}`)
+      io.stdout(`${json ? JSON.stringify({ name: command.name, usage: command.usage, summary: command.summary, flags: flagNames(command) }) : commandHelp(command)}\n`)
       return EXIT.OK
     }
     const result = await command.run({ cli: io, args, readInput: (file) => readInput(file, io) })
@@ -87,10 +100,57 @@ async function readInput(file: string, io: CliIo): Promise<Buffer> {
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))
   return [
-    "usage: opencode-codex-memory COMMAND [options]   (JSON on stdout; --text for people; --home DIR)",
+    "usage: opencode-codex-memory COMMAND [options]",
     "",
+    "Long-term memory for OpenCode: look at it, control it, carry it. Answers are JSON on stdout;",
+    "add --text for a layout for people. --home DIR picks the memory home (default: as the plugin finds it).",
+    "",
+    "commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "opencode-codex-memory help COMMAND   a command's usage and flags",
+    "opencode-codex-memory --version      the installed version",
     "",
     "exit codes: 0 ok, 1 refused or failed, 2 bad usage, 3 bad data",
   ].join("\n")
+}
+
+function commandHelp(command: Command): string {
+  const flags = flagNames(command)
+  return [`usage: opencode-codex-memory ${command.usage}`, "", command.summary, "", `flags: ${flags.join(", ")}`].join("\n")
+}
+
+/** Every flag a command takes, the global ones included. */
+function flagNames(command: Command): string[] {
+  return Object.entries({ ...command.flags, ...GLOBAL_FLAGS }).map(([flag, spec]) => `--${flag}${spec.type === "string" ? " VALUE" : ""}`)
+}
+
+function packageVersion(packageDir: string | undefined): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(packageDir ?? packageRoot(), "package.json"), "utf8")) as { version: string }).version
+  } catch {
+    return "unknown"
+  }
+}
+
+/** The command a mistyped name most likely meant: a prefix, or at most two edits away. */
+export function nearest(name: string, names: readonly string[]): string | undefined {
+  const prefixed = names.filter((candidate) => candidate.startsWith(name) || name.startsWith(candidate))
+  if (prefixed.length === 1) return prefixed[0]
+  let best: { name: string; distance: number } | undefined
+  for (const candidate of names) {
+    const distance = editDistance(name, candidate)
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance }
+  }
+  return best?.name
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    previous = current
+  }
+  return previous[b.length]!
 }

@@ -69,6 +69,31 @@ describe("the contract", () => {
     }
   })
 
+  it("helps people: text help with each command's flags, --version, and a guess for a mistyped command", async () => {
+    for (const argv of [[], ["--help"], ["-h"], ["help"]]) {
+      const ran = await cli(...argv)
+      expect(ran.code).toBe(0)
+      expect(ran.stdout).toMatch(/^usage: opencode-codex-memory COMMAND/)
+      expect(ran.stdout).toContain("  export ")
+    }
+    const listing = JSON.parse((await cli("help", "--json")).stdout) as { commands: Array<{ name: string; flags: string[] }> }
+    expect(listing.commands.find((c) => c.name === "export")?.flags).toEqual(expect.arrayContaining(["--force", "--home VALUE"]))
+    for (const argv of [["help", "export"], ["export", "--help"]]) {
+      const ran = await cli(...argv)
+      expect(ran.stdout).toMatch(/^usage: opencode-codex-memory export FILE \[--force\]/)
+      expect(ran.stdout).toContain("flags: --force, --home VALUE, --text, --help")
+    }
+    const version = await cli("--version")
+    expect(version.stdout.trim()).toBe(`opencode-codex-memory ${(JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version}`)
+    expect((await cli("stauts")).stderr).toContain("did you mean `status`?")
+    expect((await cli("doc")).stderr).toContain("did you mean `doctor`?")
+    expect((await cli("frobnicate")).stderr).not.toContain("did you mean")
+    const negative = await cli("view", "--all", "--limit", "-1")
+    expect(negative).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
+    expect(negative.stderr).toContain('--limit must be a whole number from 1 to')
+    expect(negative.stderr).not.toContain("ambiguous")
+  })
+
   it("says there is no home rather than creating one", async () => {
     const missing = path.join(root, "nowhere")
     expect(await cli("status", "--home", missing)).toMatchObject({ code: 1, json: { error: { code: "no_home" } } })
@@ -200,6 +225,12 @@ describe("carrying memory to another machine", () => {
   it("exports and imports a home; refuses a non-empty home without --replace, a newer archive and a truncated one", async () => {
     const file = path.join(root, "memory.archive.json")
     expect(await inHome("export", file)).toMatchObject({ code: 0, json: { file } })
+    const written = fs.readFileSync(file, "utf8")
+    const again = await inHome("export", file)
+    expect(again).toMatchObject({ code: 1, json: { error: { code: "refused" } } })
+    expect(again.stderr).toContain("already exists; export to another file, or pass --force")
+    expect(fs.readFileSync(file, "utf8")).toBe(written)
+    expect(await inHome("export", file, "--force")).toMatchObject({ code: 0, json: { file } })
     const other = path.join(root, "other-home")
     expect(await cli("import", file, "--home", other)).toMatchObject({ code: 0 })
     expect(fs.readFileSync(path.join(other, "memories", "MEMORY.md"), "utf8")).toContain("make ship")

@@ -12,12 +12,13 @@ import { homeExists, locateHome, withHome } from "../home.js"
 
 export const exportCommand: Command = {
   name: "export",
-  usage: "export FILE [--home DIR]",
-  summary: "write the memory home (folders and records, never OpenCode's data) to FILE",
-  flags: {},
+  usage: "export FILE [--force] [--home DIR]",
+  summary: "write the memory home (folders and records, never OpenCode's data) to FILE (--force replaces an existing FILE)",
+  flags: { force: { type: "boolean" } },
   positionals: { min: 1, max: 1 },
   async run({ cli, args }) {
     const file = path.resolve(args.positionals[0]!)
+    if (!args.values.force && fs.existsSync(file)) throw new CliError("refused", `${file} already exists; export to another file, or pass --force to replace it`)
     const target = locateHome(cli, args.values.home as string | undefined)
     // Records of sessions kept out (an import can bring some) are forgotten before anything is read.
     if (homeExists(target)) await withHome(cli, args.values.home as string | undefined, async (home) => void home.memory.forgetting.sweep())
