@@ -4,7 +4,7 @@ import type { Guard } from "../guard.js"
 import type { Memory } from "../memory.js"
 import { bundledAgents } from "../write/bundled-agents.js"
 import { installHelperAgents } from "./agents.js"
-import { requireApprovalFor } from "./permissions.js"
+import { hideFromTask, requireApprovalFor } from "./permissions.js"
 import { toV1Tools } from "./tools.js"
 
 export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
@@ -14,7 +14,10 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       requireApprovalFor(config, "memory_reset")
       memory.learnHostConfig(config)
       if (!memory.options.generate_memories) return
-      const installed = installHelperAgents(config, bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts }))
+      const agents = bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts })
+      // The plugin starts its helpers itself; no agent is offered them through `task`.
+      hideFromTask(config, Object.keys(agents))
+      const installed = installHelperAgents(config, agents)
       if (installed.added.length) memory.diagnostics.report("debug", "config", `added agents: ${installed.added.join(", ")}`)
       memory.noteHelperAgentOverrides(installed.ignored)
     }),

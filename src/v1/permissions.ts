@@ -18,3 +18,17 @@ export function requireApprovalFor(config: { permission?: PermissionConfig }, pe
   }
   if (!(permission in current)) current[permission] = "ask"
 }
+
+/**
+ * Keeps `agents` out of the `task` tool of every agent: OpenCode 1.x lists each subagent the
+ * caller is not denied in that tool's description (about 260 characters on every request for the
+ * two helpers), and the helpers are started by the plugin itself, never through `task`. A rule the
+ * user wrote for one of them wins.
+ */
+export function hideFromTask(config: { permission?: PermissionConfig }, agents: readonly string[]): void {
+  const permission = (config.permission = typeof config.permission === "object" && config.permission !== null ? config.permission : config.permission === undefined ? {} : { "*": config.permission })
+  const current = permission.task
+  const task: Record<string, unknown> = typeof current === "object" && current !== null ? (current as Record<string, unknown>) : current === undefined ? {} : { "*": current }
+  for (const agent of agents) if (!(agent in task)) task[agent] = "deny"
+  permission.task = task
+}

@@ -92,6 +92,10 @@ describe("memory tools and citations in a real OpenCode", () => {
       const note = offered.get("memory_add_note")?.parameters
       expect(note?.required).toEqual(expect.arrayContaining(["title", "note"]))
       expect(note?.properties?.title?.type).toBe("string")
+      // The helpers are the plugin's own: OpenCode's task tool does not offer them to the agent.
+      const task = JSON.stringify(offered.get("task") ?? {})
+      expect(task).toContain("general")
+      expect(task).not.toContain("memorize")
     })
 
     it("lets the model search memory and read the lines it found", () => {
