@@ -283,6 +283,9 @@ describe("the plugin's options from OpenCode's config", () => {
     const ran = await cli("status")
     expect(ran.code, ran.stderr).toBe(0)
     expect(ran.json.home).toBe(home)
+    // "note" is no option of the plugin: doctor says so, with a fix, instead of printing only ok lines.
+    const options = ((await cli("doctor", "--opencode", path.join(root, "none"))).json.checks as Array<{ name: string; ok: boolean; detail: string; fix?: string }>).find((c) => c.name === "plugin options")
+    expect(options).toMatchObject({ ok: false, detail: expect.stringContaining("note"), fix: expect.stringContaining("correct or remove") })
     fs.writeFileSync(path.join(configDir, "opencode.jsonc"), "{ broken")
     const doctor = await cli("doctor", "--home", home, "--opencode", path.join(root, "none"))
     expect((doctor.json.checks as Array<{ name: string; detail: string }>).find((c) => c.name === "plugin in OpenCode's global config")?.detail).toMatch(/could not be read/)

@@ -13,6 +13,7 @@ import { describeIgnoredAgentKeys, TUNABLE_AGENT_KEYS } from "../../write/helper
 import type { Command } from "../command.js"
 import { EXIT } from "../errors.js"
 import { locateHome, type HomeTarget } from "../home.js"
+import { parseOptions } from "../../options.js"
 import { pluginEntry } from "../opencode-config.js"
 
 export interface Check {
@@ -39,6 +40,7 @@ export const doctorCommand: Command = {
       ...databases(target, driver.open),
       ...(await baselines(target)),
       pluginConfigured(target),
+      ...pluginOptions(target),
       helperAgents(target, cli.packageDir ?? packageRoot()),
       opencodeVersion((args.values.opencode as string | undefined) ?? "opencode", target.env),
     ]
@@ -132,6 +134,16 @@ function pluginConfigured(target: HomeTarget): Check {
   if (!config) return { name, ok: false, detail: `${file} could not be read: ${error ?? "unknown error"}`, fix: "fix the JSON of that file" }
   const entry = pluginEntry(config)
   return entry ? { name, ok: true, detail: `${file}: ${entry.spec}` } : { name, ok: false, detail: `${file} does not list opencode-codex-memory`, fix: `add "opencode-codex-memory" to the "plugin" list of ${file}` }
+}
+
+/** The options the config gives the plugin, read as the plugin reads them: each warning is a check that fails. */
+function pluginOptions(target: HomeTarget): Check[] {
+  const entry = target.config.config ? pluginEntry(target.config.config) : undefined
+  if (!entry) return []
+  const name = "plugin options"
+  const { warnings } = parseOptions(entry.options)
+  if (!warnings.length) return [{ name, ok: true, detail: Object.keys(entry.options).length ? `${Object.keys(entry.options).join(", ")}: no warnings` : "defaults" }]
+  return [{ name, ok: false, detail: warnings.join("; "), fix: `correct or remove these options in the plugin entry of ${target.config.file}; the plugin uses the defaults instead meanwhile` }]
 }
 
 function helperAgents(target: HomeTarget, packageDir: string): Check {
