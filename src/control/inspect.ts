@@ -120,7 +120,7 @@ export function renderInspect(s: InspectSnapshot): string {
   }
   const checkpoint = s.options.checkpoint
   if (!checkpoint.enabled) lines.push("checkpoints: off")
-  else if (s.checkpoints) lines.push(`checkpoints (${checkpoint.mode}): ${s.checkpoints.sessions} sessions, ${s.checkpoints.frozen} carrying the view of their last compaction`)
+  else if (s.checkpoints) lines.push(`checkpoints (${checkpoint.mode}): ${plural(s.checkpoints.sessions, "session")}, ${s.checkpoints.frozen} carrying the view of their last compaction`)
   lines.push("")
 
   lines.push("## Background learning")
@@ -139,7 +139,7 @@ export function renderInspect(s: InspectSnapshot): string {
   if (s.lastReview) {
     const r = s.lastReview
     const list = (items: readonly string[]) => (items.length ? items.slice(0, 5).join(", ") + (items.length > 5 ? `, +${items.length - 5} more` : "") : "none")
-    lines.push(`last consolidation (${r.version}, ${iso(r.finishedAt)}): ${r.summary.sessions} sessions; inputs added: ${list(r.summary.inputsAdded)}; forgotten: ${list(r.summary.inputsRemoved)}; notes folded in: ${list(r.summary.notes)}; changed: ${list(r.summary.changed)}`)
+    lines.push(`last consolidation (${r.version}, ${iso(r.finishedAt)}): ${plural(r.summary.sessions, "session")}; inputs added: ${list(r.summary.inputsAdded)}; forgotten: ${list(r.summary.inputsRemoved)}; notes folded in: ${list(r.summary.notes)}; changed: ${list(r.summary.changed)}`)
   }
   lines.push("")
 
