@@ -214,7 +214,7 @@ export function consolidatorFor(roots: Partial<Record<MemoryVersion, string>>): 
 /** When each writer first logged a phase-1 claim (OpenCode's log times); with two writers the lines name their version. */
 function claimTimes(log: string, writers: readonly MemoryVersion[]): Map<MemoryVersion, number> {
   const times = new Map<MemoryVersion, number>()
-  for (const match of log.matchAll(/timestamp=(\S+) .*?message="(?:(v1|v2)\/)?phase1: claimed/g)) {
+  for (const match of log.matchAll(/timestamp=(\S+) .*?message="codex-memory: (?:(v1|v2)\/)?phase1: claimed/g)) {
     const version = (match[2] as MemoryVersion | undefined) ?? (writers.length === 1 ? writers[0] : undefined)
     if (version && !times.has(version)) times.set(version, Date.parse(match[1]!))
   }
