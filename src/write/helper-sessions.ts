@@ -34,6 +34,9 @@ export async function deleteLeftoverHelpers(host: Host, now: number, signal: Abo
   for (const session of sessions) {
     if (!isHelperSession(session)) continue
     const mark = session.metadata?.[HELPER_MARKER] as { pid?: unknown; boot?: unknown }
+    // This process's own helpers are in use: start-up's clean-up can list them when a pass began
+    // first, and a clock running ahead (a test clock, a suspended laptop) would call them stale.
+    if (mark.pid === owners.self.pid && mark.boot === owners.self.boot) continue
     const abandoned = owners.isGone(mark.pid, mark.boot) || now - session.updatedAt >= HELPER_STALE_MS
     if (abandoned && (await host.deleteSession(session.id, session.directory))) deleted++
   }

@@ -30,11 +30,23 @@ describe("helper sessions", () => {
 
   it("leftovers older than 90 minutes are deleted, younger ones and look-alikes are kept", async () => {
     const host = new FakeHost(() => NOW)
-    const mark = helperMetadata("extract", "ses_x", NOW)
+    const owners = leaseOwners({ self: { pid: 100, boot: "boot-1" }, exists: () => true })
+    // Another process, on another boot: whether it lives cannot be told, so age decides.
+    const mark = helperMetadata("extract", "ses_x", NOW, leaseOwners({ self: { pid: 200, boot: "boot-2" } }))
     host.addSession({ id: "ses_stale", title: helperTitle("extract", "ses_x"), metadata: mark, updatedAt: NOW - 91 * MINUTE })
     host.addSession({ id: "ses_fresh", title: helperTitle("extract", "ses_y"), metadata: mark, updatedAt: NOW - 30 * MINUTE })
     host.addSession({ id: "ses_user", title: helperTitle("extract", "ses_z"), updatedAt: NOW - 300 * MINUTE })
-    expect(await deleteLeftoverHelpers(host, NOW, AbortSignal.timeout(1_000))).toBe(1)
+    expect(await deleteLeftoverHelpers(host, NOW, AbortSignal.timeout(1_000), owners)).toBe(1)
     expect(host.deleted).toEqual(["ses_stale"])
+  })
+
+  it("never deletes this process's own helpers, however old its clock makes them look", async () => {
+    // Start-up's clean-up can list helpers a pass already started; a clock running ahead made
+    // them stale, and the extraction failed (OpenCode: FOREIGN KEY constraint failed).
+    const host = new FakeHost(() => NOW)
+    const owners = leaseOwners({ self: { pid: 100, boot: "boot-1" }, exists: () => true })
+    host.addSession({ id: "ses_mine", title: helperTitle("extract", "ses_x"), metadata: helperMetadata("extract", "ses_x", NOW, owners), updatedAt: NOW - 300 * MINUTE })
+    expect(await deleteLeftoverHelpers(host, NOW, AbortSignal.timeout(1_000), owners)).toBe(0)
+    expect(host.deleted).toEqual([])
   })
 })
