@@ -215,10 +215,11 @@ export class Phase1 {
     const limited = this.deps.breaker.check(breakerScope(this.deps.extractionModel(), "extraction")) !== undefined
 
     let sessions: HostSession[]
+    let listedAt: number
     try {
       // Listed even while learning is held: the listing is what reconciliation forgets deleted
       // sessions by, and forgetting needs no model.
-      sessions = (await this.discover()).sessions
+      ;({ listing: { sessions }, at: listedAt } = await this.discovery())
     } catch (error) {
       diagnostics.report("warn", "phase1", `session discovery failed; skipping this pass: ${errorMessage(error)}`)
       return { type: "discovery_failed", error: errorMessage(error) }
@@ -227,8 +228,10 @@ export class Phase1 {
     if (limited) return { type: "skipped", reason: "rate_limited" }
 
     const learnFrom = this.deps.learningWindow?.()
+    // Judged at the listing's time, not after its await: a session listed before it was idle long
+    // enough is not due by the later clock, and a session created meanwhile is not in the list.
     const eligible = eligibleSessions(sessions, {
-      now: now(),
+      now: listedAt,
       currentSessionId,
       maxAgeDays: options.max_rollout_age_days,
       minIdleHours: options.min_rollout_idle_hours,
@@ -292,14 +295,19 @@ export class Phase1 {
   }
 
   private async discover(options: { fresh?: boolean } = {}): Promise<SessionListing> {
+    return (await this.discovery(options)).listing
+  }
+
+  /** The sessions, and the clock when they were asked for. */
+  private async discovery(options: { fresh?: boolean } = {}): Promise<{ at: number; listing: SessionListing }> {
     const now = this.deps.now()
-    if (!options.fresh && this.discovered && now - this.discovered.at < STAGE_ONE.DISCOVERY_CACHE_MS) return this.discovered.listing
+    if (!options.fresh && this.discovered && now - this.discovered.at < STAGE_ONE.DISCOVERY_CACHE_MS) return this.discovered
     const signal = AbortSignal.any([this.shutdown.signal, AbortSignal.timeout(STAGE_ONE.DISCOVERY_TIMEOUT_MS)])
     const listing = await this.deps.host.listRootSessions({ signal })
     this.discovered = { at: now, listing }
     // Reconciliation rides on the listing phase 1 makes anyway; it runs in the background.
     this.deps.onDiscovered?.(listing, this.shutdown.signal)
-    return listing
+    return this.discovered
   }
 }
 

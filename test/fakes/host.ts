@@ -21,6 +21,8 @@ export class FakeHost implements Host {
   readonly aborted: string[] = []
   listCalls = 0
   failListing: Error | undefined
+  /** Awaited inside each listing, after the sessions are read (a slow server's reply). */
+  listingReply: (() => Promise<void>) | undefined
   /** Listings say they are partial (OpenCode 2 without its service). */
   partialListing = false
   /** Sessions that exist but that listings leave out (a paging gap, say). */
@@ -55,6 +57,7 @@ export class FakeHost implements Host {
     const sessions = [...this.sessions.values()]
       .filter((s) => !s.parentId && !this.unlisted.has(s.id) && (!options.search || s.title.toLowerCase().includes(options.search.toLowerCase())))
       .sort((a, b) => b.updatedAt - a.updatedAt)
+    await this.listingReply?.()
     return { sessions, complete: !this.partialListing }
   }
 

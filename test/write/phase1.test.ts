@@ -235,6 +235,19 @@ describe("phase 1", () => {
     await vi.waitFor(() => expect(outputs().map((o) => o.session_id).sort()).toEqual(["ses_late", "ses_slow"]))
   })
 
+  it("judges idleness at the time of the listing: a slow listing does not make sessions due by the clock after it", async () => {
+    // Listed a minute before it would be due; the reply arrives two hours later (a moved clock).
+    host.addSession({ id: "ses_a", updatedAt: clock - HOUR + 60_000 }, conversation("a"))
+    host.listingReply = async () => {
+      clock += 2 * HOUR
+    }
+    const { p } = phase1({ min_rollout_idle_hours: 1 })
+    expect(await p.pass()).toMatchObject({ type: "done", eligible: 0, claimed: 0 })
+    // No gate was stamped: the next pass lists again and finds it due.
+    host.listingReply = undefined
+    expect(await p.pass()).toMatchObject({ type: "done", eligible: 1, claimed: 1 })
+  })
+
   it("counts one idle moment once, though OpenCode reports it twice", () => {
     const { p } = phase1()
     let passes = 0
