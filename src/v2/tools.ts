@@ -3,9 +3,7 @@
 // plugin tools only through its Code Mode `execute` tool, and the read-path prompt names these
 // tools as the model sees them. Arguments are checked with the spec's own schema before it runs,
 // and every failure comes back as the same readable reply as on V1.
-import { errorReply } from "../../tools/reply.js"
-import { checkArgs, type ToolCall, type ToolSpec } from "../../tools/spec.js"
-import { MemoryError } from "../backend/errors.js"
+import { guardedExecute, type ToolCall, type ToolSpec } from "../../tools/spec.js"
 import type { Diagnostics } from "../diagnostics.js"
 import { z } from "../util/zod.js"
 import type { V2ToolCall, V2ToolInfo, V2ToolResult } from "./api.js"
@@ -16,6 +14,7 @@ const APPROVED_BY_HOST: Readonly<Record<string, string>> = { memory_reset: "memo
 export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics): V2ToolInfo[] {
   return specs.map((spec) => {
     const schema = z.object(spec.args)
+    const execute = guardedExecute(spec, (error) => diagnostics.error(spec.name, error))
     const permission = APPROVED_BY_HOST[spec.name]
     return {
       name: spec.name,
@@ -23,15 +22,7 @@ export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics):
       input: z.toJSONSchema(schema) as Record<string, unknown>,
       options: { codemode: false, ...(permission ? { permission } : {}) },
       async execute(input: unknown, call: V2ToolCall): Promise<V2ToolResult> {
-        const checked = checkArgs(spec, input)
-        if (!checked.ok) return toResult(errorReply(spec.name, checked.error))
-        try {
-          return toResult(await spec.execute(checked.args as never, toolCall(call)))
-        } catch (error) {
-          // Wrong arguments are the model's to fix; anything else is worth a diagnostic.
-          if (!(error instanceof MemoryError) || error.kind === "io") diagnostics.error(spec.name, error)
-          return toResult(errorReply(spec.name, error))
-        }
+        return toResult(await execute(input, toolCall(call)))
       },
     }
   })
