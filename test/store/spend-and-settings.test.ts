@@ -8,7 +8,10 @@ import { ConsolidationReviews, REVIEW_DIFF_MAX_CHARS, REVIEWS_KEPT } from "../..
 import { HomeSettings } from "../../src/store/settings.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { summarizeConsolidation } from "../../src/write/consolidation-review.js"
-import { helperUsage } from "../../src/write/helper-usage.js"
+import { helperUsage, recordHelperUsage } from "../../src/write/helper-usage.js"
+import { RateLimitBreaker } from "../../src/write/breaker.js"
+import { Diagnostics } from "../../src/diagnostics.js"
+import { FakeHost } from "../fakes/host.js"
 
 const DAY = 86_400_000
 let clock: number
@@ -79,8 +82,7 @@ describe("home settings", () => {
 })
 
 describe("recorded rate-limit breakers", () => {
-  it("keeps each process's open breakers for the CLI, and drops them once they expire", async () => {
-    const { RateLimitBreaker } = await import("../../src/write/breaker.js")
+  it("keeps each process's open breakers for the CLI, and drops them once they expire", () => {
     const settings = new HomeSettings(db, () => clock)
     const breaker = new RateLimitBreaker(() => clock, (open) => settings.recordBreaker(open))
     breaker.trip("openai/gpt-5-mini", "APIError: Rate limit reached")
@@ -125,9 +127,6 @@ describe("consolidation reviews", () => {
 
 describe("recording a helper session's cost", () => {
   it("reads the session's messages, and falls back to the reply's own usage when the host cannot list them", async () => {
-    const { recordHelperUsage } = await import("../../src/write/helper-usage.js")
-    const { Diagnostics } = await import("../../src/diagnostics.js")
-    const { FakeHost } = await import("../fakes/host.js")
     const host = new FakeHost()
     host.addSession({ id: "ses_helper" }, [{ info: { role: "assistant", cost: 0, tokens: { input: 7, output: 3, reasoning: 0, cache: { read: 0, write: 0 } } } }])
     const recorded: Array<{ phase: string; input: number }> = []
@@ -140,9 +139,6 @@ describe("recording a helper session's cost", () => {
   })
 
   it("never reads back a helper that was asked for a JSON schema (OpenCode 1.18.33 rejects its own stored format), and counts it even without usage", async () => {
-    const { recordHelperUsage } = await import("../../src/write/helper-usage.js")
-    const { Diagnostics } = await import("../../src/diagnostics.js")
-    const { FakeHost } = await import("../fakes/host.js")
     const host = new FakeHost()
     host.addSession({ id: "ses_helper" }, [{ info: { role: "assistant", cost: 0, tokens: { input: 7, output: 3, reasoning: 0, cache: { read: 0, write: 0 } } } }])
     let reads = 0
@@ -157,9 +153,6 @@ describe("recording a helper session's cost", () => {
   })
 
   it("loses only the figure when the ledger cannot be written", async () => {
-    const { recordHelperUsage } = await import("../../src/write/helper-usage.js")
-    const { Diagnostics } = await import("../../src/diagnostics.js")
-    const { FakeHost } = await import("../fakes/host.js")
     const host = new FakeHost()
     const ctx = { host, diagnostics: new Diagnostics(host), recordUsage: () => { throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }) } }
     await expect(recordHelperUsage(ctx as never, "extraction", "ses_x", undefined, true)).resolves.toBeUndefined()
