@@ -2,13 +2,15 @@
 // the package ships (src/write/bundled-agents.ts), with V2 rules instead of V1's permission map.
 // The consolidator's rules confine it to the memory roots as its sessions' rules do (sandbox.ts);
 // the extractor gets no tool at all (V2 extracts with generate.text, no session). Every other
-// agent is made to ask before `memory_reset` runs, unless its rules already decide that.
+// agent is made to ask before `memory_reset` runs, unless its rules already decide that, and is
+// denied the helpers as subagents: the plugin starts them itself, never through `subagent`.
 import type { AgentDefinitions } from "../write/bundled-agents.js"
 import type { V2AgentEditor, V2AgentInfo, V2Rule } from "./api.js"
 import { v2HelperRules } from "./sandbox.js"
 
 const ROLES = { memorize: "consolidate", "memorize-extract": "extract" } as const
 const RESET_PERMISSION = "memory_reset"
+const SUBAGENT_PERMISSION = "subagent"
 
 /** Applies the helper agents to an agent editor (a transform callback: synchronous, replayed on every rebuild). */
 export function installV2Agents(editor: V2AgentEditor, bundled: AgentDefinitions, memoryRoots: readonly string[]): void {
@@ -27,7 +29,7 @@ export function installV2Agents(editor: V2AgentEditor, bundled: AgentDefinitions
     const id = typeof entry === "string" ? entry : (entry as { id?: unknown } | undefined)?.id
     if (typeof id !== "string" || id in ROLES) continue
     editor.update(id, (agent) => {
-      agent.permissions = askBeforeReset(agent.permissions ?? [])
+      agent.permissions = denyHelpersAsSubagents(askBeforeReset(agent.permissions ?? []))
     })
   }
 }
@@ -36,4 +38,15 @@ export function installV2Agents(editor: V2AgentEditor, bundled: AgentDefinitions
 export function askBeforeReset(rules: readonly V2Rule[]): V2Rule[] {
   if (rules.some((rule) => rule.action === RESET_PERMISSION)) return [...rules]
   return [...rules, { action: RESET_PERMISSION, resource: "*", effect: "ask" }]
+}
+
+/**
+ * OpenCode 2's `subagent` tool lists each agent that is neither primary, hidden nor denied to the
+ * caller, and runs any agent the caller names that its rules do not deny
+ * (packages/core/src/tool/plugin/subagent.ts). The helpers are hidden, so they are not listed;
+ * these rules also refuse a call that names one. A rule the user wrote for one of them wins.
+ */
+export function denyHelpersAsSubagents(rules: readonly V2Rule[]): V2Rule[] {
+  const named = (id: string) => rules.some((rule) => rule.action === SUBAGENT_PERMISSION && rule.resource === id)
+  return [...rules, ...Object.keys(ROLES).filter((id) => !named(id)).map((id) => ({ action: SUBAGENT_PERMISSION, resource: id, effect: "deny" as const }))]
 }

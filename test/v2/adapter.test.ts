@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { V2_MIGRATIONS } from "../../src/store/migrations.js"
 import { MEMORY_RPC, type MemoryStatus } from "../../src/v2/rpc.js"
+import { denyHelpersAsSubagents } from "../../src/v2/agents.js"
 import { diffDrivenConsolidator } from "../e2e/support/consolidator.js"
 import { contentText, type ChatRequest } from "../e2e/support/fake-llm.js"
 import { HOUR, settle, v2Setup, type V2Setup } from "./support.js"
@@ -123,7 +124,7 @@ describe("the tools on OpenCode 2", () => {
     setup = v2Setup()
     seedSummary(setup.home)
     await started(setup)
-    expect(setup.fake.agent(setup.projectDir, "build")?.permissions.at(-1)).toEqual({ action: "memory_reset", resource: "*", effect: "ask" })
+    expect(setup.fake.agent(setup.projectDir, "build")?.permissions).toContainEqual({ action: "memory_reset", resource: "*", effect: "ask" })
     const id = await setup.fake.createSession(setup.projectDir, "chat")
     setup.fake.model.script({ match: "erase", toolCalls: [{ name: "memory_reset", arguments: { confirm: true } }] }, { match: "erase", text: "ok" })
     await setup.fake.prompt(id, "erase everything")
@@ -132,6 +133,14 @@ describe("the tools on OpenCode 2", () => {
     setup.fake.model.script({ match: "erase", toolCalls: [{ name: "memory_reset", arguments: { confirm: true } }] }, { match: "erase", text: "ok" })
     await setup.fake.prompt(id, "erase everything now")
     expect(fs.existsSync(path.join(setup.home, "memories", "memory_summary.md"))).toBe(false)
+  })
+})
+
+describe("the helpers on OpenCode 2's subagent tool", () => {
+  it("are denied to every other agent as subagents, unless the user wrote a rule for one", () => {
+    const own = { action: "subagent", resource: "memorize", effect: "allow" } as const
+    expect(denyHelpersAsSubagents([own])).toEqual([own, { action: "subagent", resource: "memorize-extract", effect: "deny" }])
+    expect(denyHelpersAsSubagents([]).map((rule) => rule.resource)).toEqual(["memorize", "memorize-extract"])
   })
 })
 
@@ -327,7 +336,11 @@ describe("OpenCode 1.18's registration-only setup", () => {
     expect(updated.get("memorize")).toMatchObject({ mode: "subagent", hidden: true, system: expect.stringMatching(/^You are the memory consolidator/) })
     expect(updated.get("memorize")!.permissions[0]).toEqual({ action: "*", resource: "*", effect: "deny" })
     expect(updated.get("memorize-extract")!.permissions).toEqual([{ action: "*", resource: "*", effect: "deny" }])
-    expect(updated.get("build")!.permissions).toEqual([{ action: "memory_reset", resource: "*", effect: "ask" }])
+    expect(updated.get("build")!.permissions).toEqual([
+      { action: "memory_reset", resource: "*", effect: "ask" },
+      { action: "subagent", resource: "memorize", effect: "deny" },
+      { action: "subagent", resource: "memorize-extract", effect: "deny" },
+    ])
     await cleanup?.()
     expect(fs.existsSync(path.join(setup.home, "memory.db"))).toBe(false)
     expect(setup.logs).toEqual([])
