@@ -14,11 +14,13 @@ import { benchRedact } from "./bench/redact.js"
 import { benchSearch } from "./bench/search.js"
 import { benchTranscript } from "./bench/transcript.js"
 import { benchTranscriptMemory } from "./bench/transcript-memory.js"
+import { benchTurnCost } from "./bench/turn-cost.js"
 import { report, type BenchResult } from "./bench/measure.js"
 
 const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["read-path", benchReadPath],
   ["opencode-run", benchOpencodeRun],
+  ["turn-cost", benchTurnCost],
   ["search", benchSearch],
   ["transcript", benchTranscript],
   ["transcript-memory", benchTranscriptMemory],

@@ -8,8 +8,8 @@ export function addNoteTool(memory: MemoryToolPorts, description: string) {
     name: "memory_add_note",
     description,
     args: {
-      title: z.string().min(1).max(200).describe("A short title, used in the file name"),
-      note: z.string().min(1).max(TOOLS.NOTE_MAX_CHARS).describe("What to remember, correct or forget, and why (up to 4000 characters)"),
+      title: z.string().min(1).max(200).describe("A few words"),
+      note: z.string().min(1).max(TOOLS.NOTE_MAX_CHARS),
     },
     async execute(args, call) {
       const written = memory.addNote({ title: args.title, note: args.note, sessionId: call.sessionID })

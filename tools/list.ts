@@ -8,9 +8,9 @@ export function listTool(backendFor: (sessionId: string) => LocalMemoryBackend, 
     name: "memory_list",
     description,
     args: {
-      path: z.string().optional().describe("Folder relative to the memory folder; empty for the top"),
-      max_results: z.number().int().min(1).max(LIST_MAX_RESULTS).optional().describe("Most entries to return (up to 2000)"),
-      cursor: z.string().optional().describe("next_cursor from a previous call"),
+      path: z.string().optional().describe("Folder; empty for the top"),
+      max_results: z.number().int().min(1).max(LIST_MAX_RESULTS).optional(),
+      cursor: z.string().optional(),
     },
     async execute(args, call) {
       const backend = backendFor(call.sessionID)

@@ -7,8 +7,8 @@ export function modeTool(memory: MemoryToolPorts, description: string) {
     name: "memory_mode",
     description,
     args: {
-      mode: z.enum(["enabled", "disabled", "polluted"]).describe("enabled: learn from the session; disabled or polluted: keep it out of memory"),
-      session_id: z.string().min(1).optional().describe("Session to change (default: this one)"),
+      mode: z.enum(["enabled", "disabled", "polluted"]),
+      session_id: z.string().min(1).optional(),
     },
     async execute(args, call) {
       const session = args.session_id ?? call.sessionID

@@ -8,9 +8,9 @@ export function readTool(backendFor: (sessionId: string) => LocalMemoryBackend, 
     name: "memory_read",
     description,
     args: {
-      path: z.string().describe("File path relative to the memory folder, e.g. MEMORY.md"),
-      line_offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)"),
-      max_lines: z.number().int().min(1).optional().describe("Most lines to return (default: the whole file, up to 256 KiB)"),
+      path: z.string().describe("Relative to the memory folder"),
+      line_offset: z.number().int().min(1).optional().describe("1-based"),
+      max_lines: z.number().int().min(1).optional(),
     },
     async execute(args, call) {
       const backend = backendFor(call.sessionID)

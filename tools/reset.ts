@@ -9,7 +9,7 @@ export function resetTool(memory: MemoryToolPorts, description: string) {
     name: "memory_reset",
     description,
     args: {
-      confirm: z.boolean().describe("Must be true: the user explicitly asked to erase all memory"),
+      confirm: z.boolean().describe("true: the user asked to erase all memory"),
     },
     async execute(args, call) {
       if (args.confirm !== true) {

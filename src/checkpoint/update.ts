@@ -27,56 +27,40 @@ const name = (what: string) =>
 const ref = z.string().trim().min(1).max(1000)
 const text = z.string().trim().min(1).max(MAX_INPUT_CHARS)
 
-const evidence = z
-  .strictObject({
-    source: z.enum(["user", "tool", "file"]).describe('"user" for a user message, "tool" for a tool call, "file" for a file this session read, edited or wrote'),
-    ref: ref.describe('The tool call id, the file path, or for the user\'s words "current" (the latest user message) or a user message id'),
-  })
-  .describe("Where this comes from. It must name a message, tool call or file already seen in this session")
+const evidence = z.strictObject({ source: z.enum(["user", "tool", "file"]), ref })
 
-export const CHECKPOINT_UPDATE_ARGS = {
-  plan: z
-    .array(
-      z.strictObject({
-        id: name("a plan step id").describe('A short stable id such as "step-3"; an id already in the plan updates that step'),
-        text: text.describe("What the step does, in one line"),
-        done: z.boolean().optional().describe("true once the step is finished; omit to keep its current state"),
-      }),
-    )
-    .max(CHECKPOINT_CAPS.maxPlanSteps)
-    .optional()
-    .describe("Plan steps of your own to add or update by id. Steps from the todo list follow the todo list and cannot be set here"),
-  done: z.array(ref).max(CHECKPOINT_CAPS.maxPlanSteps).optional().describe("Ids of plan steps now finished (todo steps included)"),
+// What a call is checked against before anything is applied: bounded strings, known keys only.
+const UPDATE_SHAPE = {
+  plan: z.array(z.strictObject({ id: name("a plan step id"), text, done: z.boolean().optional() })).max(CHECKPOINT_CAPS.maxPlanSteps).optional(),
+  done: z.array(ref).max(CHECKPOINT_CAPS.maxPlanSteps).optional(),
   decision: z
-    .strictObject({
-      id: name("a decision id").describe('A short stable id such as "db-choice"; an existing id replaces that decision'),
-      topic: z.string().trim().min(1).max(80).optional().describe('What the decision is about, in a few words, e.g. "storage"'),
-      decision: text.describe("What was decided for this task"),
-      rationale: text.describe("Why, in one sentence"),
-      supersedes: ref.optional().describe("The id of an earlier decision this one replaces"),
-      evidence,
-    })
-    .optional()
-    .describe("A decision taken for the current task, with its reason"),
-  fact: z
-    .strictObject({
-      key: name("fact.key").describe('A short key such as "build.command" or "auth/session-ttl"; an existing key is overwritten'),
-      value: text.describe(`What was learned, in one line (up to ${CHECKPOINT_CAPS.maxValueChars} characters are kept)`),
-      evidence,
-      depends_on: z
-        .array(ref)
-        .max(CHECKPOINT_CAPS.maxFactDeps)
-        .describe("Paths of the files this fact rests on, already read, edited or written in this session. The fact turns SUSPECT when one of them changes. Empty only for what the user said"),
-    })
-    .optional()
-    .describe("A fact learned about this task's code or environment, so it need not be re-derived after compaction"),
+    .strictObject({ id: name("a decision id"), topic: z.string().trim().min(1).max(80).optional(), decision: text, rationale: text, supersedes: ref.optional(), evidence })
+    .optional(),
+  fact: z.strictObject({ key: name("fact.key"), value: text, evidence, depends_on: z.array(ref).max(CHECKPOINT_CAPS.maxFactDeps) }).optional(),
 }
 
-export type CheckpointUpdate = InferShape<typeof CHECKPOINT_UPDATE_ARGS>
+/**
+ * The arguments as the model is shown them, on every request of every session: names and
+ * types only, so the schema stays small. The tool's description says what each field is for, and
+ * the bounds are UPDATE_SHAPE's, checked when the call is applied.
+ */
+const evidenceArg = z.object({ source: z.enum(["user", "tool", "file"]), ref: z.string() })
+export const CHECKPOINT_UPDATE_ARGS = {
+  plan: z.array(z.object({ id: z.string(), text: z.string(), done: z.boolean().optional() })).optional(),
+  done: z.array(z.string()).optional(),
+  decision: z
+    .object({ id: z.string(), topic: z.string().optional(), decision: z.string(), rationale: z.string(), supersedes: z.string().optional(), evidence: evidenceArg })
+    .optional(),
+  fact: z
+    .object({ key: z.string(), value: z.string(), evidence: evidenceArg, depends_on: z.array(z.string()) })
+    .optional(),
+}
+
+export type CheckpointUpdate = InferShape<typeof UPDATE_SHAPE>
 
 export type UpdateResult = { ok: true; checkpoint: CheckpointV1; applied: string[] } | { ok: false; reason: string }
 
-const UPDATE = z.strictObject(CHECKPOINT_UPDATE_ARGS)
+const UPDATE = z.strictObject(UPDATE_SHAPE)
 
 // Standing instructions, matched at the start of a text or after "the agent/assistant/you should".
 const POLICY_OPENINGS: readonly RegExp[] = [

@@ -3,7 +3,8 @@
 // Types only: OpenCode's plugin package is a development dependency (its `tool()` is the identity
 // function, and installing it would bring `effect` to every user).
 import type { ToolDefinition } from "@opencode-ai/plugin/tool"
-import { guardedExecute, type ToolSpec } from "../../tools/spec.js"
+import { guardedExecute } from "../../tools/reply.js"
+import type { ToolSpec } from "../../tools/spec.js"
 import type { Diagnostics } from "../diagnostics.js"
 
 export function toV1Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics): Record<string, ToolDefinition> {

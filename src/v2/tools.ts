@@ -3,7 +3,8 @@
 // plugin tools only through its Code Mode `execute` tool, and the read-path prompt names these
 // tools as the model sees them. Arguments are checked with the spec's own schema before it runs,
 // and every failure comes back as the same readable reply as on V1.
-import { guardedExecute, type ToolCall, type ToolSpec } from "../../tools/spec.js"
+import { guardedExecute } from "../../tools/reply.js"
+import type { ToolCall, ToolSpec } from "../../tools/spec.js"
 import type { Diagnostics } from "../diagnostics.js"
 import { z } from "../util/zod.js"
 import type { V2ToolCall, V2ToolInfo, V2ToolResult } from "./api.js"

@@ -10,10 +10,16 @@ const decision = (id: string, extra: Record<string, unknown> = {}) => ({
 })
 
 describe("CHECKPOINT_UPDATE_ARGS", () => {
-  it("is a raw shape a host can wrap as tool arguments, every field described for the model", () => {
+  it("is a raw shape a host can wrap as tool arguments, small, with its bounds checked when applied instead", () => {
     const schema = z.object(CHECKPOINT_UPDATE_ARGS)
     expect(schema.safeParse({ done: ["a"] }).success).toBe(true)
-    for (const [field, value] of Object.entries(CHECKPOINT_UPDATE_ARGS)) expect(value.description, field).toMatch(/\w{3,}/)
+    const advertised = JSON.stringify(z.toJSONSchema(schema))
+    expect(advertised).not.toMatch(/maxLength|maxItems|pattern/)
+    // What the advertised shape lets through, the applied one still refuses.
+    const tooLong = { fact: { key: "k", value: "x".repeat(5000), evidence: { source: "user", ref: "current" }, depends_on: [] } }
+    expect(schema.safeParse(tooLong).success).toBe(true)
+    expect(refused(deepFreeze(observedSession()), tooLong)).toMatch(/fact\.value/)
+    expect(refused(deepFreeze(observedSession()), { fact: { ...tooLong.fact, value: "v", key: "bad key!" } })).toMatch(/letters, digits/)
   })
 })
 
