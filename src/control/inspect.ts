@@ -97,6 +97,7 @@ export function renderInspect(s: InspectSnapshot): string {
   lines.push(`home: ${s.home.path} (from ${s.home.source})`)
   lines.push(`catalog: ${s.catalog.file}: ${describeStore(s.catalog.state)}`)
   lines.push(...describeRecovery(s), "")
+  lines.push(...atAGlance(s), "")
   if (s.host) {
     const onOff = (on: boolean) => (on ? "on" : "off")
     lines.push("## Host", `sessions: ${s.host.sessions}`)
@@ -190,6 +191,37 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
   }
   for (const line of v.extensions ?? []) lines.push(`exchange: ${redactText(line)}`)
   return lines
+}
+
+/** What memory holds, what waits and until when, and what learning cost today: the first things a user asks. */
+function atAGlance(s: InspectSnapshot): string[] {
+  const versions = s.versions.filter((v) => v.writes || v.selected)
+  const holds = versions.map((v) => {
+    const summary = v.summary ? `a summary of about ${v.summary.estimatedTokens} tokens` : "no summary yet"
+    return `${v.version}: ${v.counts ? `${plural(v.counts.outputs, "extracted session")}, ` : ""}${summary}`
+  })
+  const waiting: string[] = []
+  for (const v of versions) {
+    if (!v.counts) continue
+    if (v.counts.unconsolidated) waiting.push(`${v.version}: ${plural(v.counts.unconsolidated, "record")} for the next consolidation, ${nextConsolidation(s, v.phase2)}`)
+    if (v.counts.forgetting) waiting.push(`${v.version}: ${plural(v.counts.forgetting, "session")} to forget, at most ${Math.round(s.forgetIntervalMs / 60_000)} minutes after the last consolidation`)
+  }
+  const idle = s.options.min_rollout_idle_hours
+  const cost = s.spend ? `${Math.round(s.spend.today.tokens)} tokens, cost ${s.spend.today.cost.toFixed(4)}, ${plural(s.spend.today.sessions, "helper session")}` : "unknown until the database is open"
+  return [
+    "## At a glance",
+    `holds: ${holds.join("; ") || "nothing"}`,
+    `waiting: ${waiting.length ? waiting.join("; ") : "no record or forgetting"}${s.hold ? ` (learning held: ${s.hold})` : ""}; a session is learned once idle ${idle} ${idle === 1 ? "hour" : "hours"}`,
+    `learning cost today (UTC): ${cost}`,
+  ]
+}
+
+/** When the next consolidation may run: after the cooldown since the last one that changed memory. */
+function nextConsolidation(s: InspectSnapshot, job: JobRow | undefined): string {
+  if (job?.status === "running" && (job.lease_until ?? 0) > s.now) return "running now"
+  const success = job?.last_success_at ?? null
+  if (success && success + s.cooldownMs > s.now) return `after the cooldown, at ${iso(success + s.cooldownMs)}`
+  return "at the next pass"
 }
 
 function describeRecovery(s: InspectSnapshot): string[] {

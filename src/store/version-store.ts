@@ -16,6 +16,8 @@ export interface VersionCounts {
   jobs: Array<{ kind: string; status: string; count: number }>
   /** Sessions whose learned text the next consolidation removes from the folder (the forget queue). */
   forgetting: number
+  /** Records no consolidation has taken in yet, or changed since one did. */
+  unconsolidated: number
 }
 
 export interface JobRow {
@@ -67,6 +69,7 @@ export class VersionStore {
         .prepare("SELECT kind, status, COUNT(*) AS count FROM jobs GROUP BY kind, status ORDER BY kind, status")
         .all<{ kind: string; status: string; count: number }>(),
       forgetting: one("SELECT COUNT(*) AS n FROM forget_queue"),
+      unconsolidated: one("SELECT COUNT(*) AS n FROM stage1_outputs WHERE selected_for_phase2 = 0 OR selected_for_phase2_source_updated_at IS NOT source_updated_at"),
     }
   }
 

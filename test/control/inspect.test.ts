@@ -24,6 +24,8 @@ function v1(overrides: Partial<VersionSnapshot> = {}): VersionSnapshot {
         { kind: "memory_stage1", status: "done", count: 11 },
         { kind: "memory_stage1", status: "failed", count: 1 },
       ],
+      forgetting: 1,
+      unconsolidated: 3,
     },
     phase2: PHASE2,
     summary: { bytes: 12_345, estimatedTokens: 3_087, injected: true, capped: true },
@@ -38,7 +40,7 @@ function v2(overrides: Partial<VersionSnapshot> = {}): VersionSnapshot {
     writes: true,
     paths: memoryPaths(HOME, "xdg-data", "v2"),
     store: { status: "open", driver: "bun:sqlite", schemaVersion: 2 },
-    counts: { outputs: 9, outputsUsed: 0, jobs: [{ kind: "memory_stage1", status: "done", count: 9 }] },
+    counts: { outputs: 9, outputsUsed: 0, jobs: [{ kind: "memory_stage1", status: "done", count: 9 }], forgetting: 0, unconsolidated: 0 },
     phase2: { ...PHASE2, last_success_at: NOW - 86_400_000, finished_at: NOW - 86_400_000 },
     summary: { bytes: 4_100, estimatedTokens: 1_025, injected: true, capped: false },
     readiness: { consolidatedSessions: 9, threshold: 20, summary: { valid: true }, ready: false },
@@ -61,6 +63,7 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
     warnings: ['option "max_unused_days" = 999 adjusted to 365 (allowed: whole numbers 0 to 365)'],
     diagnostics: [{ time: NOW - 1_000, level: "warn", source: "read-path", message: "memory summary is a symlink; not injected" }],
     cooldownMs: 6 * 3_600_000,
+    forgetIntervalMs: 10 * 60_000,
     breakers: [{ scope: "openai/gpt-5-mini", until: NOW + 1_800_000, reason: "APIError: Rate limit reached" }],
     ignoredAgentKeys: { memorize: ["permission", "tools"], "memorize-extract": [] },
     checkpoints: { sessions: 4, frozen: 1 },
@@ -84,6 +87,18 @@ function snapshot(overrides: Partial<InspectSnapshot> = {}): InspectSnapshot {
 describe("renderInspect", () => {
   it("renders a full report byte for byte", () => {
     expectGolden("inspect.txt", renderInspect(snapshot()))
+  })
+
+  it("leads with what memory holds, what waits and until when, and what learning cost today", () => {
+    const glance = renderInspect(snapshot()).split("\n## ")[1]!
+    expect(glance).toContain("holds: v1: 12 extracted sessions, a summary of about 3087 tokens; v2: 9 extracted sessions")
+    expect(glance).toContain(`v1: 3 records for the next consolidation, after the cooldown, at ${new Date(NOW - 3_000_000 + 6 * 3_600_000).toISOString()}`)
+    expect(glance).toContain("v1: 1 session to forget")
+    expect(glance).toContain("learning cost today (UTC): 2050 tokens, cost 0.0123, 2 helper sessions")
+    const idle = renderInspect(snapshot({ versions: [v1({ counts: { outputs: 0, outputsUsed: 0, jobs: [], forgetting: 0, unconsolidated: 0 }, summary: undefined })], spend: undefined }))
+    expect(idle).toContain("holds: v1: 0 extracted sessions, no summary yet")
+    expect(idle).toContain("waiting: no record or forgetting; a session is learned once idle 6 hours")
+    expect(idle).toContain("learning cost today (UTC): unknown until the database is open")
   })
 
   it("tells a check that found nothing apart from the cooldown, which only a consolidation starts", () => {
