@@ -1,6 +1,6 @@
 // The memory_inspect report: a pure rendering of a snapshot, so it can be tested byte for byte.
 import type { Diagnostic } from "../diagnostics.js"
-import type { MemoryOptions } from "../options.js"
+import { DEFAULT_OPTIONS, type MemoryOptions } from "../options.js"
 import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
 import { redactText } from "../redact/redact.js"
 import type { SpendReport, SpendTotals } from "../store/ledger.js"
@@ -144,9 +144,9 @@ export function renderInspect(s: InspectSnapshot): string {
   }
   lines.push("")
 
-  lines.push("## Rate limits")
+  // Rate limits only when a model is paused: the report stays short on an ordinary day.
   const breakers = s.breakers ?? []
-  lines.push(...(breakers.length ? breakers.map((b) => `${b.scope}: paused until ${iso(b.until)} (${redactText(b.reason)})`) : ["no model paused"]), "")
+  if (breakers.length) lines.push("## Rate limits", ...breakers.map((b) => `${b.scope}: paused until ${iso(b.until)} (${redactText(b.reason)})`), "")
 
   lines.push("## Redactions")
   lines.push(...describeRedactions(s.redactions), "")
@@ -162,8 +162,9 @@ export function renderInspect(s: InspectSnapshot): string {
   const ignoredAgents = describeIgnoredAgentKeys(s.ignoredAgentKeys ?? {})
   if (ignoredAgents.length) lines.push("## Helper agents", ...ignoredAgents.map((sentence) => `- ${sentence}`), "")
 
-  lines.push("## Options")
-  for (const [key, value] of Object.entries(s.options)) lines.push(`${key}: ${JSON.stringify(value) ?? "unset"}`)
+  // Only what differs from the defaults (the JSON report carries every option).
+  const changed = Object.entries(s.options).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(DEFAULT_OPTIONS[key as keyof MemoryOptions]))
+  lines.push(changed.length ? "## Options (the others are at their defaults)" : "## Options", ...(changed.length ? changed.map(([key, value]) => `${key}: ${JSON.stringify(value) ?? "unset"}`) : ["all at their defaults"]))
   if (s.warnings.length) lines.push("", "warnings:", ...s.warnings.map((w) => `- ${w}`))
   return lines.join("\n")
 }
