@@ -1,7 +1,7 @@
 // Whether a value found after a secret-named key is worth hiding. A key name says "secret", but
 // code and docs are full of such keys holding no secret at all: types (`password: string`),
 // variables (`token = getToken()`), templates (`${API_KEY}`), placeholders (`your-key-here`).
-// These checks keep them; the decision rules are listed in ARCHITECTURE.md (D11).
+// These checks keep them; the decision rules are listed in docs/decisions/11-one-redactor-at-every-exit.md.
 import { holdsMarker } from "./marker.js"
 
 /** Words that stand in for a value rather than being one. Compared lowercased, whole. */

@@ -4,7 +4,7 @@
 // `{ id, setup }` and types the context itself. Derived from the released 2.0.x line (the
 // @opencode/plugin 2.0.16 declarations, the 2.0.x sources of packages/plugin/src/promise/ and
 // packages/core/src/session/, and a third party's contract run on 2.0.24); each fact and its
-// source is listed in test/fakes/opencode2.ts and ARCHITECTURE.md D16. Every field the adapter
+// source is listed in test/fakes/opencode2.ts and docs/decisions/16-one-module-two-hosts.md. Every field the adapter
 // reads from the host is still checked at run time: a type here is a claim about the host, not a
 // guarantee.
 

@@ -4,7 +4,7 @@
 //
 // What OpenCode 1.18.33 does with them (anomalyco/opencode packages/opencode/src/permission/
 // evaluate.ts at 8d037a73, and the JavaScript bundled in the shipped 1.18.33 binary, which has
-// the same evaluate, merge and disabled; see ARCHITECTURE.md D8):
+// the same evaluate, merge and disabled; see docs/decisions/08-helper-agents-are-deny-first-and-their-sandbox.md):
 // - every check is `merge(agent.permission, session.permission)` searched with `findLast`: the
 //   last rule whose permission and pattern both match wins (default "ask"); a tool is not even
 //   offered when the last rule naming it has pattern `*` and action deny;

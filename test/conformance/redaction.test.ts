@@ -112,7 +112,7 @@ describe("redaction against Codex's four rules, beyond its tests", () => {
 
   // Deliberate: Codex's rule takes any 8 non-space characters, so it also hides code and words
   // (`token = getToken()`, `password: string`). Ours leaves code and type names, and letters-only
-  // words shorter than 16 (ARCHITECTURE D11, "Known misses").
+  // words shorter than 16 (docs/decisions/11-one-redactor-at-every-exit.md, "Known misses").
   it("leaves code, type names and short letter-only words that Codex's rule would hide", () => {
     for (const input of ["token = getToken()", "password: required", "api_key=abcdefgh"]) expect(redactText(input)).toBe(input)
   })

@@ -42,7 +42,7 @@
 //     cursor (a message page refuses `order` beside a cursor, limit at most 200), DELETE
 //     /api/session/:id, and text generation at POST /api/experimental/generate:
 //     packages/protocol/src/groups/{server,session,message,generate}.ts.
-// What it cannot prove is listed in ARCHITECTURE.md (D16).
+// What it cannot prove is listed in docs/decisions/16-one-module-two-hosts.md.
 import fs from "node:fs"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
