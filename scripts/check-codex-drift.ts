@@ -166,7 +166,7 @@ export function renderReport(report: DriftReport, map: CodexMap): string {
 
 /** Records `head` as the audited commit of each named file, in place, keeping the rest of the file as it is. */
 function updateRefs(mapFile: string, files: readonly string[], head: string, map: CodexMap): DriftOutcome {
-  if (files.length === 0) return { code: 2, stdout: "", stderr: "check-codex-drift: --update-ref needs the files you reviewed, e.g. --update-ref src/write/phase2.ts\n" }
+  if (files.length === 0) return { code: 2, stdout: "", stderr: "check-codex-drift: --update-ref needs the files you reviewed, e.g. --update-ref src/write/phase2/phase2.ts\n" }
   const unknown = files.filter((file) => !(file in map.files))
   if (unknown.length) return { code: 2, stdout: "", stderr: `check-codex-drift: not in the map: ${unknown.join(", ")}\n` }
   let text = fs.readFileSync(mapFile, "utf8")

@@ -15,7 +15,7 @@ import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { STAGE_ONE } from "../src/constants.js"
-import { renderTranscript, type TranscriptMessage, type TranscriptPart } from "../src/write/transcript.js"
+import { renderTranscript, type TranscriptMessage, type TranscriptPart } from "../src/write/transcript/transcript.js"
 
 export const TARGET_GROWTH_MB = 32
 /**

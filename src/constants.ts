@@ -48,7 +48,7 @@ export const JOBS = Object.freeze({
 
 /**
  * Every tool this plugin offers (tools/): what they answer is memory's own text, which extraction
- * leaves out (src/write/own-output.ts). A test keeps the list equal to the tool set.
+ * leaves out (src/write/transcript/own-output.ts). A test keeps the list equal to the tool set.
  */
 export const MEMORY_TOOL_NAMES: readonly string[] = Object.freeze([
   "memory_read",

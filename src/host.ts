@@ -9,7 +9,7 @@ export type HostKind = "opencode1" | "opencode2"
 /**
  * A session as the host lists it. Its strings are user data (OpenCode's title agent writes the
  * title from the user's first message; the user names the folder): the write path reads them only
- * through sanitizeSession (src/write/session-input.ts), never directly.
+ * through sanitizeSession (src/write/phase1/session-input.ts), never directly.
  */
 export interface HostSession {
   id: string

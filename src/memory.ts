@@ -33,10 +33,10 @@ import { memoryPaths, resolveHome, type MemoryPaths, type MemoryVersion } from "
 import { prepareRoot } from "./util/prepare-root.js"
 import { loadTemplate } from "./util/templates.js"
 import { fileOffset, testSwitches } from "./util/test-switches.js"
-import { RateLimitBreaker } from "./write/breaker.js"
-import { ExternalContext } from "./write/external-context.js"
-import { describeIgnoredAgentKeys } from "./write/helper-agents.js"
-import { deleteLeftoverHelpers } from "./write/helper-sessions.js"
+import { RateLimitBreaker } from "./write/helpers/breaker.js"
+import { ExternalContext } from "./write/phase1/external-context.js"
+import { describeIgnoredAgentKeys } from "./write/helpers/helper-agents.js"
+import { deleteLeftoverHelpers } from "./write/helpers/helper-sessions.js"
 
 /** One look-up of a session the tools or the CLI were given. */
 const SESSION_LOOKUP_TIMEOUT_MS = 10_000

@@ -7,8 +7,8 @@
 // redaction included, which dominates); V2 then does a second pass V1 has not (the tier-by-tier
 // selection and the chunking), and cuts each row to its cap by bytes where V1 cuts by characters.
 // Anything beyond twice V1 would mean that second pass is no longer linear.
-import { selectEvidence } from "../../src/write/evidence.js"
-import { renderTranscript } from "../../src/write/transcript.js"
+import { selectEvidence } from "../../src/write/phase1/evidence.js"
+import { renderTranscript } from "../../src/write/transcript/transcript.js"
 import { median, type BenchResult } from "./measure.js"
 import { generateSession } from "./synthetic-session.js"
 

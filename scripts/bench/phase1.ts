@@ -3,7 +3,7 @@
 // already extracted and each must be found up to date. Discovery runs on an in-memory host
 // (test/fakes/host.ts), so the figures leave out OpenCode's session listing over HTTP: they
 // measure the plugin's own work on the sessions once listed.
-import { v1Extraction } from "../../src/write/extraction-strategy.js"
+import { v1Extraction } from "../../src/write/phase1/extraction-strategy.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -12,9 +12,9 @@ import { Diagnostics } from "../../src/diagnostics.js"
 import { parseOptions } from "../../src/options.js"
 import { openDatabase } from "../../src/store/database.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
-import { loadExtractionTemplates } from "../../src/write/extract.js"
-import { RateLimitBreaker } from "../../src/write/breaker.js"
-import { Phase1 } from "../../src/write/phase1.js"
+import { loadExtractionTemplates } from "../../src/write/phase1/extract.js"
+import { RateLimitBreaker } from "../../src/write/helpers/breaker.js"
+import { Phase1 } from "../../src/write/phase1/phase1.js"
 import { FakeHost } from "../../test/fakes/host.js"
 import { median, type BenchResult } from "./measure.js"
 

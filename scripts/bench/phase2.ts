@@ -2,7 +2,7 @@
 // no-op run (claim, select, sync, status, validate, succeed), where nothing changed and no model
 // is called, and (b) the baseline diff the consolidator receives after 20 files changed, next to
 // a 100 KB MEMORY.md.
-import { v1Consolidation } from "../../src/write/consolidation-strategy.js"
+import { v1Consolidation } from "../../src/write/phase2/consolidation-strategy.js"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -12,14 +12,14 @@ import { parseOptions } from "../../src/options.js"
 import { openDatabase } from "../../src/store/database.js"
 import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
-import { loadConsolidationTemplates } from "../../src/write/consolidate-prompt.js"
-import { resetBaseline, workspaceDiff, workspaceStatus } from "../../src/write/git-baseline.js"
-import { RateLimitBreaker } from "../../src/write/breaker.js"
-import { Phase2 } from "../../src/write/phase2.js"
+import { loadConsolidationTemplates } from "../../src/write/phase2/consolidate-prompt.js"
+import { resetBaseline, workspaceDiff, workspaceStatus } from "../../src/write/phase2/git-baseline.js"
+import { RateLimitBreaker } from "../../src/write/helpers/breaker.js"
+import { Phase2 } from "../../src/write/phase2/phase2.js"
 import { FakeHost } from "../../test/fakes/host.js"
-import { prepareWorkspace, syncInputs } from "../../src/write/workspace.js"
-import { renderWorkspaceDiff } from "../../src/write/workspace-diff.js"
-import { rolloutSummaryStem, type WorkspaceInput } from "../../src/write/workspace-files.js"
+import { prepareWorkspace, syncInputs } from "../../src/write/phase2/workspace.js"
+import { renderWorkspaceDiff } from "../../src/write/phase2/workspace-diff.js"
+import { rolloutSummaryStem, type WorkspaceInput } from "../../src/write/phase2/workspace-files.js"
 import { median, type BenchResult } from "./measure.js"
 
 const INPUTS = 256

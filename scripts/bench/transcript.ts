@@ -1,6 +1,6 @@
 // Rendering one long session for phase 1: about 5 MB of messages as OpenCode returns them
 // (synthetic-session.ts), rendered to Codex's 150,000-token fallback budget.
-import { renderTranscript } from "../../src/write/transcript.js"
+import { renderTranscript } from "../../src/write/transcript/transcript.js"
 import { median, type BenchResult } from "./measure.js"
 import { generateSession } from "./synthetic-session.js"
 

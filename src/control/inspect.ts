@@ -8,7 +8,7 @@ import type { CatalogCounts } from "../store/memory-store.js"
 import type { Review } from "../store/reviews.js"
 import type { JobRow, VersionCounts } from "../store/version-store.js"
 import type { HomeSource, MemoryPaths, MemoryVersion } from "../util/paths.js"
-import { describeIgnoredAgentKeys } from "../write/helper-agents.js"
+import { describeIgnoredAgentKeys } from "../write/helpers/helper-agents.js"
 import type { SummaryStats } from "./summary-stats.js"
 
 export interface StoreStatus {

@@ -12,7 +12,7 @@ import type { ConsolidationReviews } from "../store/reviews.js"
 import type { HomeSettings } from "../store/settings.js"
 import type { VersionStore } from "../store/version-store.js"
 import type { MemoryVersion } from "../util/paths.js"
-import { dropSnapshot } from "../write/run-snapshot.js"
+import { dropSnapshot } from "../write/phase2/run-snapshot.js"
 import { clearFolder } from "./clear-folder.js"
 
 export interface ResettableVersion {

@@ -12,7 +12,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { redact } from "../redact/redact.js"
-import type { ExtensionSync, WorkspaceExtension } from "../write/workspace-extension.js"
+import type { ExtensionSync, WorkspaceExtension } from "../write/phase2/workspace-extension.js"
 import { listFiles, mirrorFolder, readHead, readSource, removeFolder, writeFileIfChanged } from "./mirror.js"
 
 export const CLAUDE_IMPORT_DIR = "extensions/external_agent_import"

@@ -6,7 +6,7 @@
 // extension folder is touched, never a database; each file goes to a temp file renamed over it.
 import fs from "node:fs"
 import path from "node:path"
-import type { ExtensionSync, WorkspaceExtension } from "../write/workspace-extension.js"
+import type { ExtensionSync, WorkspaceExtension } from "../write/phase2/workspace-extension.js"
 import type { CodexRoot } from "./codex-roots.js"
 import { mirrorFolder, readSource, writeFileIfChanged } from "./mirror.js"
 

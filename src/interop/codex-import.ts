@@ -7,7 +7,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { redact } from "../redact/redact.js"
-import type { ExtensionSync, WorkspaceExtension } from "../write/workspace-extension.js"
+import type { ExtensionSync, WorkspaceExtension } from "../write/phase2/workspace-extension.js"
 import type { CodexRoot } from "./codex-roots.js"
 import { mirrorFolder, readSource, writeFileIfChanged } from "./mirror.js"
 

@@ -6,7 +6,7 @@
 import type { MemoryOptions } from "../options.js"
 import { loadTemplate } from "../util/templates.js"
 import type { MemoryVersion } from "../util/paths.js"
-import type { WorkspaceExtension } from "../write/workspace-extension.js"
+import type { WorkspaceExtension } from "../write/phase2/workspace-extension.js"
 import { claudeImport } from "./claude-import.js"
 import { codexExport } from "./codex-export.js"
 import { codexImport } from "./codex-import.js"

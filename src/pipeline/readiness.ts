@@ -3,7 +3,7 @@
 // sessions, and the V2 summary on disk is valid now.
 import fs from "node:fs"
 import { readRegularFile } from "../util/regular-file.js"
-import { checkV2SummaryBytes, V2_SUMMARY_LIMIT_BYTES } from "../write/summary-v2.js"
+import { checkV2SummaryBytes, V2_SUMMARY_LIMIT_BYTES } from "../write/phase2/summary-v2.js"
 
 export interface Readiness {
   /** The most distinct sessions one successful V2 consolidation consumed. */

@@ -24,13 +24,13 @@ import type { SqlDatabase } from "../store/sqlite.js"
 import { SegmentCaptures } from "../store/segment-captures.js"
 import { Stage1Jobs } from "../store/stage1-jobs.js"
 import { VersionStore } from "../store/version-store.js"
-import type { RateLimitBreaker } from "../write/breaker.js"
-import { Phase1 } from "../write/phase1.js"
-import { Phase2 } from "../write/phase2.js"
-import type { OwnFiles } from "../write/own-output.js"
-import type { WorkspaceExtension } from "../write/workspace-extension.js"
-import { snapshotFile } from "../write/run-snapshot.js"
-import { renderWorkspaceDiff } from "../write/workspace-diff.js"
+import type { RateLimitBreaker } from "../write/helpers/breaker.js"
+import { Phase1 } from "../write/phase1/phase1.js"
+import { Phase2 } from "../write/phase2/phase2.js"
+import type { OwnFiles } from "../write/transcript/own-output.js"
+import type { WorkspaceExtension } from "../write/phase2/workspace-extension.js"
+import { snapshotFile } from "../write/phase2/run-snapshot.js"
+import { renderWorkspaceDiff } from "../write/phase2/workspace-diff.js"
 import type { VersionSnapshot } from "../control/inspect.js"
 import { summaryStats } from "../control/summary-stats.js"
 import { openReported } from "./open-store.js"
@@ -296,7 +296,7 @@ export class VersionPipeline {
       if (fs.existsSync(root)) fs.cpSync(root, scratch, { recursive: true, filter: (source) => !fs.lstatSync(source).isSymbolicLink() })
       const inputs = phase2.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
       await this.deps.spec.consolidation.syncInputs(scratch, inputs, now)
-      const { workspaceDiff, workspaceStatus } = await import("../write/git-baseline.js")
+      const { workspaceDiff, workspaceStatus } = await import("../write/phase2/git-baseline.js")
       const changes = await workspaceStatus(scratch)
       return { changes, text: renderWorkspaceDiff(changes, await workspaceDiff(scratch, changes)) }
     } finally {

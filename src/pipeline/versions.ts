@@ -5,11 +5,11 @@ import type { ReadPathTemplates } from "../read/render.js"
 import { loadReadPathTemplates } from "../read/render.js"
 import { MIGRATIONS, V2_MIGRATIONS, type Migration } from "../store/migrations.js"
 import { memoryPaths, type HomeSource, type MemoryPaths, type MemoryVersion } from "../util/paths.js"
-import { loadConsolidationTemplates, loadConsolidationV2Templates } from "../write/consolidate-prompt.js"
-import { v1Consolidation, v2Consolidation, type ConsolidationStrategy } from "../write/consolidation-strategy.js"
-import { loadExtractionTemplates } from "../write/extract.js"
-import { loadExtractionV2Templates } from "../write/extract-v2.js"
-import { v1Extraction, v2Extraction, type ExtractionStrategy } from "../write/extraction-strategy.js"
+import { loadConsolidationTemplates, loadConsolidationV2Templates } from "../write/phase2/consolidate-prompt.js"
+import { v1Consolidation, v2Consolidation, type ConsolidationStrategy } from "../write/phase2/consolidation-strategy.js"
+import { loadExtractionTemplates } from "../write/phase1/extract.js"
+import { loadExtractionV2Templates } from "../write/phase1/extract-v2.js"
+import { v1Extraction, v2Extraction, type ExtractionStrategy } from "../write/phase1/extraction-strategy.js"
 
 export const VERSIONS: readonly MemoryVersion[] = Object.freeze(["v1", "v2"])
 

@@ -1,5 +1,5 @@
 // Record keys. A session's record is keyed by its id; a segment a compaction closed is keyed
-// `<session>#<n>` (`<session>#<n>.<part>` when packed into parts), see src/write/segments.ts.
+// `<session>#<n>` (`<session>#<n>.<part>` when packed into parts), see src/write/phase1/segments.ts.
 // OpenCode's ids never contain the separator, so the session of any key is what precedes it.
 
 export const SEGMENT_SEPARATOR = "#"

@@ -1,8 +1,8 @@
 // The bundled `memorize` and `memorize-extract` agents (deny-first, in the package's
-// opencode.json, read by src/write/bundled-agents.ts) are put into OpenCode's config; a user's
-// block of the same name may only tune them (src/write/helper-agents.ts decides which keys).
-import type { AgentDefinitions } from "../write/bundled-agents.js"
-import { mergeHelperAgent } from "../write/helper-agents.js"
+// opencode.json, read by src/write/helpers/bundled-agents.ts) are put into OpenCode's config; a user's
+// block of the same name may only tune them (src/write/helpers/helper-agents.ts decides which keys).
+import type { AgentDefinitions } from "../write/helpers/bundled-agents.js"
+import { mergeHelperAgent } from "../write/helpers/helper-agents.js"
 
 export interface InstalledAgents {
   /** Agents the config did not define. */

@@ -2,7 +2,7 @@
 import type { Hooks } from "@opencode-ai/plugin"
 import type { Guard } from "../guard.js"
 import type { Memory } from "../memory.js"
-import { bundledAgents } from "../write/bundled-agents.js"
+import { bundledAgents } from "../write/helpers/bundled-agents.js"
 import { installHelperAgents } from "./agents.js"
 import { hideFromTask, requireApprovalFor } from "./permissions.js"
 import { toV1Tools } from "./tools.js"

@@ -4,7 +4,7 @@
 import type { PluginInput } from "@opencode-ai/plugin"
 import { LOG_SERVICE } from "../constants.js"
 import type { Host, HelperReply, HostSession, ModelRef } from "../host.js"
-import { helperUsage } from "../write/helper-usage.js"
+import { helperUsage } from "../write/helpers/helper-usage.js"
 
 type Client = PluginInput["client"]
 

@@ -1,10 +1,10 @@
 // The helper agents on OpenCode 2, registered through the agent domain: the roles and prompts
-// the package ships (src/write/bundled-agents.ts), with V2 rules instead of V1's permission map.
+// the package ships (src/write/helpers/bundled-agents.ts), with V2 rules instead of V1's permission map.
 // The consolidator's rules confine it to the memory roots as its sessions' rules do (sandbox.ts);
 // the extractor gets no tool at all (V2 extracts with generate.text, no session). Every other
 // agent is made to ask before `memory_reset` runs, unless its rules already decide that, and is
 // denied the helpers as subagents: the plugin starts them itself, never through `subagent`.
-import type { AgentDefinitions } from "../write/bundled-agents.js"
+import type { AgentDefinitions } from "../write/helpers/bundled-agents.js"
 import type { V2AgentEditor, V2AgentInfo, V2Rule } from "./api.js"
 import { v2HelperRules } from "./sandbox.js"
 

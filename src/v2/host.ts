@@ -7,7 +7,7 @@
 // call, so a disposed location hands its work to a survivor.
 import type { GenerateInput, GenerateReply, Host, HelperReply, HostSession, LogLevel, ModelRef } from "../host.js"
 import { LOG_SERVICE } from "../constants.js"
-import { memoryRootForms } from "../write/helper-sandbox.js"
+import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
 import type { V2Context, V2StoredMessage } from "./api.js"
 import { toTranscriptMessages } from "./messages.js"
 import { v2HelperRules } from "./sandbox.js"

@@ -15,8 +15,8 @@
 //     ending (the view frozen, the closed segment captured).
 import type { Guard } from "../guard.js"
 import type { Memory } from "../memory.js"
-import { bundledAgents } from "../write/bundled-agents.js"
-import { memoryRootForms } from "../write/helper-sandbox.js"
+import { bundledAgents } from "../write/helpers/bundled-agents.js"
+import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
 import type { V2Context, V2Event, V2ModelMessage, V2Registration, V2SessionAuxiliary, V2SessionCompaction, V2SessionContext, V2SessionPrompt, V2ToolEditor, V2ToolExecuteAfter } from "./api.js"
 import { installV2Agents } from "./agents.js"
 import { MEMORY_RPC, type MemoryStatus, type SwitchName } from "./rpc.js"

@@ -4,7 +4,7 @@
 // `content`; everything arrives as JSON from the host, so each field is checked before use and a
 // message of a type the write path has no use for (agent or model switches, turn ends) is
 // dropped; a compaction becomes the boundary V1 marks with a compaction part. Pure.
-import type { TranscriptMessage, TranscriptPart } from "../write/transcript.js"
+import type { TranscriptMessage, TranscriptPart } from "../write/transcript/transcript.js"
 
 export function toTranscriptMessages(messages: readonly unknown[]): TranscriptMessage[] {
   const out: TranscriptMessage[] = []
@@ -45,7 +45,7 @@ function convert(message: Readonly<Record<string, unknown>>): TranscriptMessage 
       const info = error ? { role: "assistant", ...time, error: { name: str(error.name) ?? str(error.type) ?? "error", data: { message: str(error.message) ?? "" } } } : { role: "assistant", ...time }
       return parts.length || error ? { info, parts } : undefined
     }
-    // A compaction is a segment boundary (src/write/segments.ts); its summary is the model's
+    // A compaction is a segment boundary (src/write/phase1/segments.ts); its summary is the model's
     // retelling of what came before, so only the boundary is kept. A failed one cut nothing.
     case "compaction": {
       if (message.status === "failed") return undefined

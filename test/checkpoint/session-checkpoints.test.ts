@@ -9,7 +9,7 @@ import { Diagnostics } from "../../src/diagnostics.js"
 import { CheckpointStore } from "../../src/store/checkpoint-store.js"
 import { openDatabase } from "../../src/store/database.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
-import { stripInjected } from "../../src/write/transcript-strip.js"
+import { stripInjected } from "../../src/write/transcript/transcript-strip.js"
 import { FakeHost } from "../fakes/host.js"
 
 const SECRET = `ghp_${"a1B2".repeat(9)}`

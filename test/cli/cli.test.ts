@@ -9,7 +9,7 @@ import { SpendLedger } from "../../src/store/ledger.js"
 import { HomeSettings } from "../../src/store/settings.js"
 import { ConsolidationReviews } from "../../src/store/reviews.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
-import { resetBaseline } from "../../src/write/git-baseline.js"
+import { resetBaseline } from "../../src/write/phase2/git-baseline.js"
 import { runCliIn, type Ran } from "./run-cli.js"
 
 const NOW = Date.UTC(2026, 11, 1, 12)

@@ -10,7 +10,7 @@ import { openDatabase } from "../../src/store/database.js"
 import { Phase2Jobs } from "../../src/store/phase2-jobs.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
-import { resetBaseline } from "../../src/write/git-baseline.js"
+import { resetBaseline } from "../../src/write/phase2/git-baseline.js"
 import { runCliIn, type Ran } from "./run-cli.js"
 
 const NOW = Date.UTC(2026, 11, 1, 12)

@@ -4,8 +4,8 @@
 // (openai/codex@5ef96ab2), which Codex does not test one by one. OpenCode messages stand in for
 // Codex's response items: a text part for InputText, a file part for InputImage / InputAudio.
 import { describe, expect, it } from "vitest"
-import { EVIDENCE_LIMITS, selectEvidence } from "../../src/write/evidence.js"
-import type { TranscriptMessage, TranscriptPart } from "../../src/write/transcript.js"
+import { EVIDENCE_LIMITS, selectEvidence } from "../../src/write/phase1/evidence.js"
+import type { TranscriptMessage, TranscriptPart } from "../../src/write/transcript/transcript.js"
 
 const user = (...parts: TranscriptPart[]): TranscriptMessage => ({ info: { role: "user" }, parts })
 const assistant = (...parts: TranscriptPart[]): TranscriptMessage => ({ info: { role: "assistant" }, parts })

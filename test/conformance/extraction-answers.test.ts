@@ -5,8 +5,8 @@
 // `StageOneOutput::parse`, which Codex does not test on its own.
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { EXTRACTION_SCHEMA, loadExtractionTemplates, parseExtraction } from "../../src/write/extract.js"
-import { EXTRACTION_V2_SCHEMA, V2_SUMMARY_MAX_BYTES, loadExtractionV2Templates, parseExtractionV2 } from "../../src/write/extract-v2.js"
+import { EXTRACTION_SCHEMA, loadExtractionTemplates, parseExtraction } from "../../src/write/phase1/extract.js"
+import { EXTRACTION_V2_SCHEMA, V2_SUMMARY_MAX_BYTES, loadExtractionV2Templates, parseExtractionV2 } from "../../src/write/phase1/extract-v2.js"
 
 const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
 const v1 = loadExtractionTemplates(templatesDir)

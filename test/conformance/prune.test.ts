@@ -8,7 +8,7 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { nameTimestamp } from "../../src/backend/timestamps.js"
-import { prepareWorkspace, syncInputs } from "../../src/write/workspace.js"
+import { prepareWorkspace, syncInputs } from "../../src/write/phase2/workspace.js"
 
 const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
 /** prune_tests.rs's "now": 2026-04-14T12-00-00 UTC. */

@@ -5,8 +5,8 @@
 // codex-rs/memories/write/src/phase1.rs (openai/codex@00f1e544).
 import { describe, expect, it } from "vitest"
 import { redactText } from "../../src/redact/redact.js"
-import { renderTranscript, type TranscriptMessage } from "../../src/write/transcript.js"
-import { selectEvidence } from "../../src/write/evidence.js"
+import { renderTranscript, type TranscriptMessage } from "../../src/write/transcript/transcript.js"
+import { selectEvidence } from "../../src/write/phase1/evidence.js"
 
 /** What is left of `input` once the secret's span is gone: our marker must stand where Codex's does. */
 const MARKER = /\[REDACTED:[a-z0-9-]+\]/

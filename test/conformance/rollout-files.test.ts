@@ -5,8 +5,8 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { describe, expect, it } from "vitest"
-import { syncInputs } from "../../src/write/workspace.js"
-import { renderRawMemories, renderRolloutSummary, rolloutSummaryStem, type WorkspaceInput } from "../../src/write/workspace-files.js"
+import { syncInputs } from "../../src/write/phase2/workspace.js"
+import { renderRawMemories, renderRolloutSummary, rolloutSummaryStem, type WorkspaceInput } from "../../src/write/phase2/workspace-files.js"
 
 // stage1_output_with_slug: updated at 123 s, raw "raw memory", summary "summary", cwd /tmp/workspace.
 const output = (slug: string | null, overrides: Partial<WorkspaceInput> = {}): WorkspaceInput => ({

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { JOBS, STAGE_ONE, STAGE_TWO } from "../../src/constants.js"
 import type { HostSession } from "../../src/host.js"
 import { markPolluted } from "../../src/store/pollution.js"
-import { eligibleSessions } from "../../src/write/phase1.js"
+import { eligibleSessions } from "../../src/write/phase1/phase1.js"
 import {
   DAY,
   HOUR,
@@ -370,7 +370,7 @@ describe("phase-2 lock (Codex memories.rs)", () => {
 describe("phase-2 inputs (Codex memories.rs)", () => {
   // list_stage1_outputs_for_global_returns_latest_outputs. Our counterpart is the record listing
   // (VersionStore.records). Codex hydrates cwd and git_branch from the thread; ours stores the cwd
-  // on the record and keeps no branch (codex-map src/store/migrations.ts, src/write/git-branch.ts).
+  // on the record and keeps no branch (codex-map src/store/migrations.ts, src/write/phase1/git-branch.ts).
   it("lists records newest first with their slug and folder", () => {
     const rt = runtime()
     persist(rt, "ses_a", 100, output("raw memory a", "summary a", null, "/work/workspace-a"))

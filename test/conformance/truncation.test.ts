@@ -6,7 +6,7 @@
 // Codex's marker is `…N tokens truncated…` inline; ours is `[... N tokens truncated ...]` on a
 // line of its own (see the note), so each case compares the kept head, the kept tail and N.
 import { describe, expect, it } from "vitest"
-import { fitBlocks } from "../../src/write/transcript-cut.js"
+import { fitBlocks } from "../../src/write/transcript/transcript-cut.js"
 import { estimateTokens, truncateMiddle } from "../../src/util/tokens.js"
 
 const MARKER = /\n\[\.\.\. (\d+) tokens truncated \.\.\.\]\n/

@@ -6,7 +6,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { describe, expect, it } from "vitest"
-import { checkV2Summary, validateV2Artifacts } from "../../src/write/summary-v2.js"
+import { checkV2Summary, validateV2Artifacts } from "../../src/write/phase2/summary-v2.js"
 
 // The summary of Codex's test, byte for byte.
 const CODEX_VALID = "v1\n\n## User Profile\nProfile\n## User preferences\nPreferences\n## General Tips\nTips\n## What's in Memory\nIndex\n"

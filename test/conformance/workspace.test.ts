@@ -12,9 +12,9 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { init, log, readCommit, resolveRef } from "isomorphic-git"
 import { beforeEach, describe, expect, it } from "vitest"
-import { ensureBaseline, resetBaseline, workspaceDiff, workspaceStatus } from "../../src/write/git-baseline.js"
-import { prepareWorkspace, validateArtifacts } from "../../src/write/workspace.js"
-import { renderWorkspaceDiff, WORKSPACE_DIFF_FILE, WORKSPACE_DIFF_MAX_BYTES, writeWorkspaceDiff } from "../../src/write/workspace-diff.js"
+import { ensureBaseline, resetBaseline, workspaceDiff, workspaceStatus } from "../../src/write/phase2/git-baseline.js"
+import { prepareWorkspace, validateArtifacts } from "../../src/write/phase2/workspace.js"
+import { renderWorkspaceDiff, WORKSPACE_DIFF_FILE, WORKSPACE_DIFF_MAX_BYTES, writeWorkspaceDiff } from "../../src/write/phase2/workspace-diff.js"
 
 const templatesDir = fileURLToPath(new URL("../../templates", import.meta.url))
 const now = () => Date.UTC(2026, 10, 30, 12)

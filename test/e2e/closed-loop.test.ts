@@ -2,7 +2,7 @@
 // it once session A is deleted, for Memory V1 and for Memory V2. The scenario lives in
 // support/closed-loop.ts (the demo runs it too).
 import { describe, expect, it } from "vitest"
-import { checkV2Summary } from "../../src/write/summary-v2.js"
+import { checkV2Summary } from "../../src/write/phase2/summary-v2.js"
 import { FACT, runClosedLoop } from "./support/closed-loop.js"
 import { systemTexts, toolNames } from "./support/fake-llm.js"
 

@@ -22,7 +22,7 @@ function codexLikeRepo(): { repo: string; map: string; change: () => void } {
   git("commit", "-q", "-m", "base")
   const base = git("rev-parse", "HEAD").stdout.trim()
   const map = path.join(dir, "codex-map.yaml")
-  fs.writeFileSync(map, `codex_repo: openai/codex\ncodex_ref: ${base}\ncodex_ref_date: 2026-07-30\nfiles:\n  src/write/phase2.ts:\n    codex:\n      - codex-rs/memories/phase2.rs\n`)
+  fs.writeFileSync(map, `codex_repo: openai/codex\ncodex_ref: ${base}\ncodex_ref_date: 2026-07-30\nfiles:\n  src/write/phase2/phase2.ts:\n    codex:\n      - codex-rs/memories/phase2.rs\n`)
   return {
     repo,
     map,
@@ -43,7 +43,7 @@ describe("scripts/check-codex-drift.sh", () => {
     change()
     const drift = run(["--map", map, "--json"], { CODEX_REPO: repo })
     expect(drift.status).toBe(1)
-    expect(JSON.parse(drift.stdout)).toMatchObject({ aligned: false, files: [{ file: "src/write/phase2.ts", changed: [{ path: "codex-rs/memories/phase2.rs", added: 1, deleted: 0 }] }] })
+    expect(JSON.parse(drift.stdout)).toMatchObject({ aligned: false, files: [{ file: "src/write/phase2/phase2.ts", changed: [{ path: "codex-rs/memories/phase2.rs", added: 1, deleted: 0 }] }] })
     const unset = run(["--map", map], {})
     expect(unset.status).toBe(2)
     expect(unset.stderr).toContain("CODEX_REPO is not set")

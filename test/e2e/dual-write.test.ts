@@ -4,7 +4,7 @@
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { checkV2Summary } from "../../src/write/summary-v2.js"
+import { checkV2Summary } from "../../src/write/phase2/summary-v2.js"
 import type { MemoryVersion } from "../../src/util/paths.js"
 import { FACT, consolidatorFor, extractor, memoryBlockOf, memoryRootOf } from "./support/closed-loop.js"
 import { FakeLlm } from "./support/fake-llm.js"

@@ -4,7 +4,7 @@
 // order and unmerged, and return the structured answer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { textParts } from "../../src/v1/host.js"
-import { EXTRACTION_V2_SCHEMA } from "../../src/write/extract-v2.js"
+import { EXTRACTION_V2_SCHEMA } from "../../src/write/phase1/extract-v2.js"
 import { FakeLlm, contentText, type ChatMessage } from "./support/fake-llm.js"
 import { createSandbox, startServe, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"

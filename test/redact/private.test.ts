@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { echoPieces, removeEchoes, stripPrivate } from "../../src/redact/private.js"
-import { renderTranscript, type TranscriptMessage } from "../../src/write/transcript.js"
-import { privateFilter } from "../../src/write/transcript-private.js"
+import { renderTranscript, type TranscriptMessage } from "../../src/write/transcript/transcript.js"
+import { privateFilter } from "../../src/write/transcript/transcript-private.js"
 
 describe("stripPrivate", () => {
   it("replaces each span with a marker and returns what it hid", () => {

@@ -32,7 +32,7 @@ codex_ref_date: 2026-07-30
 watch_paths:
   - codex-rs/memories/
 files:
-  src/write/phase2.ts:
+  src/write/phase2/phase2.ts:
     codex:
       - codex-rs/memories/write/src/phase2.rs
   src/util/paths.ts:
@@ -41,7 +41,7 @@ files:
   src/store/phase2-jobs.ts:
     codex:
       - codex-rs/state/src/runtime/memories.rs
-  src/write/consolidate-prompt.ts:
+  src/write/phase2/consolidate-prompt.ts:
     codex:
       - codex-rs/memories/write/templates/memories/consolidation.md
     watch_paths:
@@ -84,10 +84,10 @@ describe("check-codex-drift", () => {
     const head = commit("validate")
     const outcome = run()
     expect(outcome.code).toBe(1)
-    expect(outcome.stdout).toContain("src/write/phase2.ts  (audited at")
+    expect(outcome.stdout).toContain("src/write/phase2/phase2.ts  (audited at")
     expect(outcome.stdout).toContain("changed  codex-rs/memories/write/src/phase2.rs  +1 -0")
     expect(outcome.stdout).toContain(`diff:    git -C ${repo} diff -M ${base.slice(0, 9)} ${head.slice(0, 12)} -- codex-rs/memories/write/src/phase2.rs`)
-    expect(report().files.map((f) => f.file)).toEqual(["src/write/phase2.ts"])
+    expect(report().files.map((f) => f.file)).toEqual(["src/write/phase2/phase2.ts"])
   })
 
   it("reports a rename as a move with its new path", () => {
@@ -109,7 +109,7 @@ describe("check-codex-drift", () => {
     write("codex-rs/memories/write/templates/memories/consolidation_v2.md", "# V2\n")
     commit("v2 template")
     expect(run().code).toBe(1)
-    expect(report().files).toEqual([expect.objectContaining({ file: "src/write/consolidate-prompt.ts", changed: [], watched: ["A codex-rs/memories/write/templates/memories/consolidation_v2.md"] })])
+    expect(report().files).toEqual([expect.objectContaining({ file: "src/write/phase2/consolidate-prompt.ts", changed: [], watched: ["A codex-rs/memories/write/templates/memories/consolidation_v2.md"] })])
     expect(report().unowned).toEqual([])
   })
 
@@ -145,10 +145,10 @@ describe("check-codex-drift", () => {
     write("codex-rs/memories/write/src/phase2.rs", "fn consolidate() {}\n")
     git("rm", "-q", "codex-rs/state/src/runtime/memories.rs")
     const head = commit("two changes")
-    expect(run({ updateRef: ["src/write/phase2.ts", "src/v1/"] })).toMatchObject({ code: 0, stdout: expect.stringContaining("recorded") })
+    expect(run({ updateRef: ["src/write/phase2/phase2.ts", "src/v1/"] })).toMatchObject({ code: 0, stdout: expect.stringContaining("recorded") })
     const parsed = parseCodexMap(fs.readFileSync(mapFile, "utf8"))
     if (!parsed.ok) throw new Error(parsed.problems.join("\n"))
-    expect(parsed.map.files["src/write/phase2.ts"]?.codex_ref).toBe(head)
+    expect(parsed.map.files["src/write/phase2/phase2.ts"]?.codex_ref).toBe(head)
     expect(parsed.map.files["src/v1/"]).toEqual({ codex_ref: head, host_only: true, note: "OpenCode 1 adapter." })
     expect(parsed.map.files["src/store/phase2-jobs.ts"]?.codex_ref).toBeUndefined()
     expect(report().files.map((f) => f.file)).toEqual(["src/store/phase2-jobs.ts"])

@@ -1,8 +1,8 @@
 // OpenCode 2's stored messages, as the write path reads them: the same transcript as V1's shape.
 import { describe, expect, it } from "vitest"
 import { toTranscriptMessages } from "../../src/v2/messages.js"
-import { splitSegments } from "../../src/write/segments.js"
-import { renderTranscript } from "../../src/write/transcript.js"
+import { splitSegments } from "../../src/write/phase1/segments.js"
+import { renderTranscript } from "../../src/write/transcript/transcript.js"
 
 describe("toTranscriptMessages", () => {
   it("turns a compaction into the segment boundary V1 marks, without its summary; a failed one cuts nothing", () => {

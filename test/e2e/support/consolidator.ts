@@ -11,7 +11,7 @@
 import path from "node:path"
 import { contentText, lastUserText, systemTexts, type AgentHandler, type ChatMessage, type ChatRequest } from "./fake-llm.js"
 
-/** The consolidator's user message starts with this (src/write/consolidate-prompt.ts). */
+/** The consolidator's user message starts with this (src/write/phase2/consolidate-prompt.ts). */
 export const CONSOLIDATE = "Consolidate the memory folder now"
 const DIFF_FILE = "phase2_workspace_diff.md"
 const DEFAULT_FACT = /FACT-[A-Z]+: .*$/

@@ -1,0 +1,240 @@
+// One claimed session, start to finish: load its messages, render and budget the transcript,
+// ask a tool-less helper agent for the record, store the outcome, delete the helper session.
+// Every exit updates the job through its ownership token; an abort gives the job back.
+// The session and its messages are sanitized once, as they arrive (session-input.ts): past that
+// point only the cleaned title, folder and transcript hooks are used, so neither `<private>` text
+// nor a secret from the host reaches the helper, the record or the memory folder. What was kept
+// out is recorded for the audit, and failure messages (from the model or the host) are redacted
+// before they are stored.
+import { STAGE_ONE } from "../../constants.js"
+import { errorMessage, type Diagnostics } from "../../diagnostics.js"
+import type { Host, HostSession, ModelRef } from "../../host.js"
+import { addCounts, redactText } from "../../redact/redact.js"
+import type { SpendPhase, Usage } from "../../store/ledger.js"
+import type { RedactionStage } from "../../store/memory-store.js"
+import type { Stage1ClaimOutcome, Stage1Jobs } from "../../store/stage1-jobs.js"
+import { jsonFromReply } from "./generate-prompt.js"
+import { ownToolCalls, type OwnFiles } from "../transcript/own-output.js"
+import { sessionOfKey, splitSegments } from "./segments.js"
+import { sanitizeSession } from "./session-input.js"
+import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
+import { helperMetadata, helperTitle } from "../helpers/helper-sessions.js"
+import { recordHelperUsage } from "../helpers/helper-usage.js"
+import { helperSessionRules } from "../helpers/helper-sandbox.js"
+import type { JobResult } from "./phase1-results.js"
+import { breakerScope, isRateLimit, type RateLimitBreaker } from "../helpers/breaker.js"
+import { chooseVariant } from "../helpers/variants.js"
+import { gitBranch } from "./git-branch.js"
+import type { UnsettledOutcomes } from "../unsettled.js"
+
+type Claim = Extract<Stage1ClaimOutcome, { type: "claimed" }>
+
+export interface ExtractionContext {
+  host: Host
+  jobs: Stage1Jobs
+  now: () => number
+  diagnostics: Diagnostics
+  /** The version's prompt and answer rules. */
+  strategy: ExtractionStrategy
+  /** The version's memory root: the helper session's folder. */
+  memoryRoot: string
+  helperSessions: Set<string>
+  extractionModel: () => ModelRef | undefined
+  /** Aborted on dispose. */
+  signal: AbortSignal
+  /** Shared with phase 2: rate-limited models are left alone for an hour. */
+  breaker: RateLimitBreaker
+  /** The redaction audit (MemoryStore.recordRedactions): counts by class, never the secrets. */
+  recordRedactions?: (sessionId: string, counts: Readonly<Record<string, number>>, stage: RedactionStage) => void
+  /** The spend ledger: what each helper session cost, as the host reports it. */
+  recordUsage?: (phase: SpendPhase, usage: Usage) => void
+  /** Memory's own files: tool calls reading them are left out of transcripts (own-output.ts). */
+  ownFiles?: OwnFiles
+  /** Outcomes that could not be written, settled by this process at its next pass. */
+  unsettled?: UnsettledOutcomes
+  /**
+   * The time before which nothing of the session is learned (the last reset, or the session's own
+   * forget), if any: its older messages are left out.
+   */
+  learnFrom?: (sessionId: string) => number | undefined
+}
+
+export const EXTRACT_AGENT = "memorize-extract"
+
+/**
+ * What a job renders, when the caller has the messages already (a segment capture): `all` is the
+ * whole session, from which private spans are found; `selected` the messages this record covers.
+ * Without it the job loads the session and renders its open segment (after the last compaction).
+ */
+export interface ExtractionScope {
+  all: readonly unknown[]
+  selected: readonly unknown[]
+}
+
+export async function runExtraction(ctx: ExtractionContext, claim: Claim, session: HostSession, scope?: ExtractionScope): Promise<JobResult> {
+  const { jobs, diagnostics } = ctx
+  const id = claim.sessionId
+  // Records the outcome. When the write itself fails (a full disk), the job is neither left to wait
+  // out its lease nor lost: this process keeps the outcome and settles it at its next pass.
+  const finish = (record: () => boolean, outcome: JobResult["outcome"], detail?: string): JobResult => {
+    try {
+      return record() ? { sessionId: id, outcome, ...(detail ? { detail: redactText(detail) } : {}) } : { sessionId: id, outcome: "lost_ownership" }
+    } catch (error) {
+      const cause = errorMessage(error)
+      diagnostics.report("warn", "phase1", `could not record the outcome of ${id} (${outcome}): ${cause}; this process settles it at its next pass`)
+      const giveBack = () => jobs.release(id, claim.token)
+      if (ctx.unsettled) ctx.unsettled.add(`extraction of ${id}`, record, giveBack)
+      else ignoreFailure(giveBack)
+      return { sessionId: id, outcome: "unsettled", detail: redactText(cause) }
+    }
+  }
+  const fail = (error: string, options?: { spendRetry?: boolean }) => () => jobs.fail(id, claim.token, redactText(error), options)
+  const audit = (counts: Readonly<Record<string, number>>, stage: RedactionStage) => {
+    if (!ctx.recordRedactions || !Object.keys(counts).length) return
+    try {
+      ctx.recordRedactions(sessionOfKey(id), counts, stage)
+    } catch (error) {
+      // The audit is a report; failing to write it must not fail the extraction.
+      diagnostics.report("warn", "phase1", `could not record the redaction counts of ${id}: ${errorMessage(error)}`)
+    }
+  }
+  try {
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(STAGE_ONE.EXTRACTION_TIMEOUT_MS)])
+    const all = scope?.all ?? (await ctx.host.loadMessages(session.id, signal))
+    // Closed segments are their own records (segment-capture.ts): the session's record covers the rest.
+    const messages = sinceTime(scope?.selected ?? splitSegments(all as never).open, ctx.learnFrom?.(session.id))
+    // A session with nothing to show teaches nothing; an existing record is kept (retry later).
+    const emptySession = (): JobResult =>
+      jobs.hasOutput(id)
+        ? finish(fail("the session's transcript came back empty"), "failed", "empty transcript")
+        : finish(() => jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
+    if (messages.length === 0) return emptySession()
+    // The one place the host's session is read: everything below uses the sanitized copy.
+    const input = sanitizeSession(session, all as never)
+    const model = ctx.extractionModel()
+    const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
+    // Read from the folder now, as Codex records it with the thread: a hint for V2's prompt and a
+    // header line of the rollout summary in both versions.
+    const folderBranch = gitBranch(session.directory)
+    const branch = folderBranch === undefined ? undefined : input.clean(folderBranch) || undefined
+    const built = ctx.strategy.build({
+      sessionId: claim.sessionId,
+      ...(branch ? { branch } : {}),
+      updatedAt: claim.watermark,
+      messages: messages as never,
+      input,
+      budgetTokens: transcriptBudget(contextLimit),
+      ...(ctx.ownFiles ? { ownTool: ownToolCalls(ctx.ownFiles, session.directory) } : {}),
+    })
+    if (built.empty) return emptySession()
+    // A host with a tool-less completion gets the whole request as one prompt; others a helper session.
+    const reply = ctx.host.generateText ? await askCompletion(ctx, built.request, model, signal) : await askHelper(ctx, id, built.request, model, signal)
+    // The prompt was sent: record what was kept out of it.
+    audit(addCounts({ ...built.redactions }, input.redactions()), "transcript")
+    if (reply.error) {
+      // A quota or rate limit is not the session's fault: no retry spent, and the model rests an hour.
+      if (reply.rateLimited) ctx.breaker.trip(breakerScope(model, "extraction"), reply.error)
+      return finish(fail(`extraction model failed: ${reply.error}`, { spendRetry: !reply.rateLimited }), "failed", reply.error)
+    }
+    const result = ctx.strategy.parse(reply.structured, input.session.directory)
+    if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
+    if (result.type === "empty") return finish(() => jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
+    audit(result.redactions, "answer")
+    for (const cut of result.cuts) diagnostics.report("warn", "phase1", `the extractor's ${cut.field} for ${id} had ${cut.bytes} bytes; its middle was cut to keep it within the cap`)
+    const output = { ...result.memory, host: ctx.host.kind, ...(branch ? { gitBranch: branch } : {}) }
+    return finish(() => jobs.succeed(id, claim.token, output), "stored")
+  } catch (error) {
+    if (ctx.signal.aborted) return finish(() => jobs.release(id, claim.token), "released")
+    diagnostics.report("warn", "phase1", `extraction of ${id} failed: ${errorMessage(error)}`)
+    return finish(fail(errorMessage(error)), "failed", errorMessage(error))
+  }
+}
+
+/**
+ * The messages created at or after `from` (a message without a time is kept: hosts give one to every
+ * message they store, and a test's hand-made message has none).
+ */
+export function sinceTime<T>(messages: readonly T[], from: number | undefined): readonly T[] {
+  if (from === undefined) return messages
+  return messages.filter((message) => {
+    const created = (message as { info?: { time?: { created?: unknown } } } | undefined)?.info?.time?.created
+    return typeof created !== "number" || created >= from
+  })
+}
+
+/** 70% of the model's context window when it is known, else Codex's 150,000-token fallback. */
+export function transcriptBudget(contextLimit: number | undefined): number {
+  if (!contextLimit || contextLimit <= 0) return STAGE_ONE.DEFAULT_TRANSCRIPT_TOKENS
+  return Math.max(1_000, Math.floor((contextLimit * STAGE_ONE.CONTEXT_WINDOW_PERCENT) / 100) - STAGE_ONE.PROMPT_RESERVE_TOKENS)
+}
+
+type HelperAnswer = { structured?: unknown; error?: string; rateLimited?: boolean }
+
+/** One completion of the request as a single prompt; the object in the reply's text is the answer. */
+async function askCompletion(ctx: ExtractionContext, request: ExtractionRequest, model: ModelRef | undefined, signal: AbortSignal): Promise<HelperAnswer> {
+  const { host } = ctx
+  const variant = model ? chooseVariant(await host.modelVariants(model, signal).catch(() => []), "low") : undefined
+  const reply = await host.generateText!({ prompt: ctx.strategy.singlePrompt(request), ...(model ? { model } : {}), ...(variant ? { variant } : {}) }, signal)
+  if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000), rateLimited: isRateLimit(reply.error) }
+  // Text that holds no JSON goes to the answer checks as it is, which say so.
+  return { structured: jsonFromReply(reply.text) ?? reply.text }
+}
+
+/** Runs one prompt in a fresh helper session and always tries to delete that session after. */
+async function askHelper(
+  ctx: ExtractionContext,
+  sourceId: string,
+  request: ExtractionRequest,
+  model: ModelRef | undefined,
+  signal: AbortSignal,
+): Promise<HelperAnswer> {
+  const { host, memoryRoot } = ctx
+  const helper = await host.createSession(
+    {
+      directory: memoryRoot,
+      role: "extract",
+      title: helperTitle("extract", sourceId),
+      metadata: helperMetadata("extract", sourceId, ctx.now()),
+      permission: helperSessionRules("extract", [memoryRoot]),
+    },
+    signal,
+  )
+  ctx.helperSessions.add(helper.id)
+  let usage: Usage | undefined
+  const onAbort = () => void host.abortSession(helper.id, memoryRoot).catch(() => undefined)
+  signal.addEventListener("abort", onAbort, { once: true })
+  try {
+    // Codex extracts at low effort; OpenCode models name their variants, so take the nearest.
+    const variant = model ? chooseVariant(await host.modelVariants(model, signal).catch(() => []), "low") : undefined
+    const reply = await host.prompt(
+      helper.id,
+      {
+        directory: memoryRoot,
+        agent: EXTRACT_AGENT,
+        ...(model ? { model } : {}),
+        ...(variant ? { variant } : {}),
+        system: request.system,
+        text: request.text,
+        schema: request.schema,
+      },
+      signal,
+    )
+    usage = reply.usage
+    if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000), rateLimited: isRateLimit(reply.error) }
+    return { structured: reply.structured ?? reply.text }
+  } finally {
+    signal.removeEventListener("abort", onAbort)
+    await recordHelperUsage(ctx, "extraction", helper.id, usage, request.schema !== undefined)
+    const deleted = await host.deleteSession(helper.id, memoryRoot).catch(() => false)
+    if (!deleted) ctx.diagnostics.report("warn", "phase1", `helper session ${helper.id} could not be deleted; it will be cleaned up later`)
+    ctx.helperSessions.delete(helper.id)
+  }
+}
+
+function ignoreFailure(fn: () => unknown): void {
+  try {
+    fn()
+  } catch {
+    // Reported by the caller; the lease ends the job if this fails too.
+  }
+}
