@@ -261,15 +261,20 @@ export class Phase2Jobs {
       this.settleForgets(selectedAt)
       const now = this.now()
       const newest = consumed.reduce((max, snapshot) => Math.max(max, snapshot.sourceUpdatedAt), claimedWatermark)
+      // The learning cooldown restarts only when a run took in a record the last one had not: a
+      // run for a note or a forgetting alone keeps the earlier start, so the sessions extracted
+      // after it are not held back six more hours by it.
+      const learned = this.takesInNew(consumed) ? 1 : 0
       this.db
         .prepare(
           `UPDATE jobs SET status = CASE WHEN COALESCE(input_watermark, 0) > $claimed THEN 'pending' ELSE 'done' END,
-             finished_at = $now, last_success_at = $now, ownership_token = NULL, lease_until = NULL, last_error = NULL,
+             finished_at = $now, last_success_at = CASE WHEN $learned = 1 OR last_success_at IS NULL THEN $now ELSE last_success_at END,
+             ownership_token = NULL, lease_until = NULL, last_error = NULL,
              retry_at = NULL, retry_remaining = $retries,
              last_success_watermark = MAX(COALESCE(last_success_watermark, 0), $newest)
            WHERE kind = $kind AND job_key = $key`,
         )
-        .run({ ...ROW, claimed: claimedWatermark, now, retries: JOBS.RETRIES, newest })
+        .run({ ...ROW, claimed: claimedWatermark, now, retries: JOBS.RETRIES, newest, learned })
       this.markSelection(consumed)
       return true
     })
@@ -446,6 +451,12 @@ export class Phase2Jobs {
   }
 
   /** The consumed snapshots, and only they, become the selection; called inside a transaction. */
+  /** Whether `consumed` holds a record the last successful run did not take in at this version. */
+  private takesInNew(consumed: ReadonlyArray<Phase2Snapshot>): boolean {
+    const taken = this.db.prepare("SELECT 1 AS n FROM stage1_outputs WHERE session_id = $id AND selected_for_phase2 <> 0 AND selected_for_phase2_source_updated_at = $at")
+    return consumed.some((snapshot) => taken.get<{ n: number }>({ id: snapshot.sessionId, at: snapshot.sourceUpdatedAt }) === undefined)
+  }
+
   private markSelection(consumed: ReadonlyArray<Phase2Snapshot>): void {
     this.db
       .prepare(

@@ -467,6 +467,31 @@ export const phase2Cases: Phase2Case[] = [
     }),
   },
   {
+    name: "a run that takes in no new record (a note, a forgetting) keeps the cooldown's start, so records extracted after it are not held back",
+    run: scenario(({ clock, connect, enqueue }) => {
+      const jobs = connect()
+      seedOutput(jobs, "ses_a", { at: START - HOUR })
+      const first = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.succeed(first.token, first.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
+      const learnedAt = clock.now
+      // Past the cooldown a note is consolidated: the same record, nothing new.
+      clock.now = learnedAt + COOLDOWN + HOUR
+      jobs.enqueue(clock.now)
+      const noted = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.succeed(noted.token, noted.watermark, [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }]), true)
+      assert.equal(phase2Job(jobs)?.last_success_at, learnedAt)
+      // A session extracted a minute later is consolidated at once, and that run restarts it.
+      clock.now += 60_000
+      seedOutput(jobs, "ses_b", { at: clock.now - 1 })
+      enqueue(jobs, clock.now)
+      const next = claimed(jobs.claim("worker-a"))
+      const inputs = [{ sessionId: "ses_a", sourceUpdatedAt: START - HOUR }, { sessionId: "ses_b", sourceUpdatedAt: clock.now - 1 }]
+      assert.equal(jobs.succeed(next.token, next.watermark, inputs), true)
+      assert.equal(phase2Job(jobs)?.last_success_at, clock.now)
+      assert.deepEqual(jobs.claim("worker-a"), { type: "skipped_cooldown", until: clock.now + COOLDOWN })
+    }),
+  },
+  {
     name: "the cooldown runs 6 hours from the last clean success, and a later failure neither restarts nor extends it",
     run: scenario(({ clock, connect, enqueue }) => {
       const jobs = connect()
