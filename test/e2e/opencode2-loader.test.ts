@@ -122,7 +122,13 @@ describe("the real OpenCode 1.18.33 and the module's OpenCode 2 entry", () => {
     expect(memorize.permissions).toContainEqual({ action: "write", resource: `${root}/*`, effect: "allow" })
     expect(memorize.permissions).toContainEqual({ action: "write", resource: `${root}/.git/*`, effect: "deny" })
     expect(extract.permissions).toEqual([{ action: "*", resource: "*", effect: "deny" }])
-    expect(agents.find((agent) => agent.id === "build")!.permissions.at(-1)).toEqual({ action: "memory_reset", resource: "*", effect: "ask" })
+    const build = agents.find((agent) => agent.id === "build")!.permissions
+    expect(build).toContainEqual({ action: "memory_reset", resource: "*", effect: "ask" })
+    // The helpers are refused to the user's agents as subagents, not only hidden from the list.
+    expect(build.slice(-2)).toEqual([
+      { action: "subagent", resource: "memorize", effect: "deny" },
+      { action: "subagent", resource: "memorize-extract", effect: "deny" },
+    ])
   })
 
   it("runs a V2 consolidator session with its prompt and file tools only, and its rules refuse every file outside the memory root", () => {
