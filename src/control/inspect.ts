@@ -204,7 +204,7 @@ function atAGlance(s: InspectSnapshot): string[] {
   const waiting: string[] = []
   for (const v of versions) {
     if (!v.counts) continue
-    if (v.counts.unconsolidated) waiting.push(`${v.version}: ${plural(v.counts.unconsolidated, "record")} for the next consolidation, ${nextConsolidation(s, v.phase2)}`)
+    if (v.counts.unconsolidated) waiting.push(`${v.version}: ${plural(v.counts.unconsolidated, "record")} for the next consolidation, ${nextConsolidation(s, v.phase2, v.counts.forgetting > 0)}`)
     if (v.counts.forgetting) waiting.push(`${v.version}: ${plural(v.counts.forgetting, "session")} to forget, at most ${Math.round(s.forgetIntervalMs / 60_000)} minutes after the last consolidation`)
   }
   const idle = s.options.min_rollout_idle_hours
@@ -217,11 +217,15 @@ function atAGlance(s: InspectSnapshot): string[] {
   ]
 }
 
-/** When the next consolidation may run: after the cooldown since the last one that changed memory. */
-function nextConsolidation(s: InspectSnapshot, job: JobRow | undefined): string {
+/**
+ * When the next consolidation may run: after the cooldown since the last one that took in new
+ * records, or minutes after it while a session waits to be forgotten (that run takes the records too).
+ */
+function nextConsolidation(s: InspectSnapshot, job: JobRow | undefined, forgetting: boolean): string {
   if (job?.status === "running" && (job.lease_until ?? 0) > s.now) return "running now"
   const success = job?.last_success_at ?? null
-  if (success && success + s.cooldownMs > s.now) return `after the cooldown, at ${iso(success + s.cooldownMs)}`
+  const wait = forgetting ? s.forgetIntervalMs : s.cooldownMs
+  if (success && success + wait > s.now) return `${forgetting ? "with the forgetting" : "after the cooldown"}, at ${iso(success + wait)}`
   return "at the next pass"
 }
 

@@ -92,7 +92,12 @@ describe("renderInspect", () => {
   it("leads with what memory holds, what waits and until when, and what learning cost today", () => {
     const glance = renderInspect(snapshot()).split("\n## ")[1]!
     expect(glance).toContain("holds: v1: 12 extracted sessions, a summary of about 3087 tokens; v2: 9 extracted sessions")
-    expect(glance).toContain(`v1: 3 records for the next consolidation, after the cooldown, at ${new Date(NOW - 3_000_000 + 6 * 3_600_000).toISOString()}`)
+    // A session waits to be forgotten, so the run minutes after the last one (50 minutes ago) takes the records too.
+    expect(glance).toContain("v1: 3 records for the next consolidation, at the next pass")
+    const recent = renderInspect(snapshot({ versions: [v1({ phase2: { ...PHASE2, finished_at: NOW - 120_000, last_success_at: NOW - 120_000 } })] }))
+    expect(recent).toContain(`v1: 3 records for the next consolidation, with the forgetting, at ${new Date(NOW - 120_000 + 10 * 60_000).toISOString()}`)
+    const noForget = renderInspect(snapshot({ versions: [v1({ counts: { ...v1().counts!, forgetting: 0 } })] }))
+    expect(noForget).toContain(`v1: 3 records for the next consolidation, after the cooldown, at ${new Date(NOW - 3_000_000 + 6 * 3_600_000).toISOString()}`)
     expect(glance).toContain("v1: 1 session to forget")
     expect(glance).toContain("learning cost today (UTC): 2050 tokens, cost 0.0123, 2 helper sessions")
     const idle = renderInspect(snapshot({ versions: [v1({ counts: { outputs: 0, outputsUsed: 0, jobs: [], forgetting: 0, unconsolidated: 0 }, summary: undefined })], spend: undefined }))
