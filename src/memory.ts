@@ -36,7 +36,8 @@ import { fileOffset, testSwitches } from "./util/test-switches.js"
 import { RateLimitBreaker } from "./write/helpers/breaker.js"
 import { ExternalContext } from "./write/phase1/external-context.js"
 import { describeIgnoredAgentKeys } from "./write/helpers/helper-agents.js"
-import { deleteLeftoverHelpers } from "./write/helpers/helper-sessions.js"
+import { deleteLeftoverHelpers, isHelperSession } from "./write/helpers/helper-sessions.js"
+import { sanitizeSession } from "./write/phase1/session-input.js"
 
 /** One look-up of a session the tools or the CLI were given. */
 const SESSION_LOOKUP_TIMEOUT_MS = 10_000
@@ -180,7 +181,9 @@ export class Memory {
         learningWindow: () => this.learningWindow(),
         ownFiles,
         onDiscovered: (listing, signal) => {
-          if (!this.disposed) this.reconciler.soon(listing, signal)
+          if (this.disposed) return
+          this.rememberListing(listing)
+          this.reconciler.soon(listing, signal)
         },
         beforeSelect: async (signal) => {
           if (!this.disposed) await this.reconciler.fresh(signal)
@@ -501,6 +504,7 @@ export class Memory {
     const known = new Set<string>()
     for (const pipeline of this.pipelines.values()) for (const id of pipeline.knownSessions()) known.add(id)
     for (const id of this.catalog.checkpoints?.sessionIds() ?? []) known.add(id)
+    for (const id of this.catalog.sessions?.ids() ?? []) known.add(id)
     return known
   }
 
@@ -513,6 +517,33 @@ export class Memory {
   }
 
   /** Before when nothing of a session is learned: the last reset, or the session's own forget. */
+  /**
+   * Records the listed root sessions in the session catalog (the `sessions` command, the waiting
+   * list). A title and folder are kept, cleaned, only for a session that may be learned from.
+   */
+  private rememberListing(listing: SessionListing): void {
+    const sessions = this.catalog.sessions
+    if (!sessions) return
+    try {
+      const oldest = this.now() - this.options.max_rollout_age_days * 86_400_000
+      const out = this.catalog.store?.sessionsNotEnabled() ?? new Set<string>()
+      const learnFrom = this.learningWindow()
+      // An old session stays listed once it is in the catalog; most listings never need the ids.
+      let known: Set<string> | undefined
+      const isKnown = (id: string) => (known ??= new Set(sessions.ids())).has(id)
+      const entries = listing.sessions
+        .filter((session) => !session.parentId && !isHelperSession(session) && (session.updatedAt >= oldest || isKnown(session.id)))
+        .map((session) => {
+          const shown = !out.has(session.id) && !session.archived && session.updatedAt > (learnFrom(session.id) ?? Number.NEGATIVE_INFINITY)
+          const clean = shown ? sanitizeSession(session, []).session : undefined
+          return { id: session.id, title: clean?.title, directory: clean?.directory, createdAt: session.createdAt, updatedAt: session.updatedAt }
+        })
+      sessions.remember(entries)
+    } catch (error) {
+      this.diagnostics.error("session-catalog", error)
+    }
+  }
+
   private learningWindow(): (sessionId: string) => number | undefined {
     const epoch = this.catalog.settings?.resetEpoch()
     const forgotten = this.catalog.store?.forgottenBefore() ?? new Map<string, number>()

@@ -13,6 +13,7 @@ import { doctorCommand } from "./commands/doctor.js"
 import { capabilitiesCommand, checkCompatibilityCommand } from "./commands/info.js"
 import { recallCommand, viewCommand } from "./commands/records.js"
 import { searchCommand } from "./commands/search.js"
+import { sessionsCommand } from "./commands/sessions.js"
 import { statusCommand } from "./commands/status.js"
 import { NoSqliteDriverError } from "../store/sqlite.js"
 import { CliError, EXIT } from "./errors.js"
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   capabilitiesCommand,
   checkCompatibilityCommand,
   statusCommand,
+  sessionsCommand,
   viewCommand,
   recallCommand,
   searchCommand,

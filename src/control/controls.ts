@@ -20,6 +20,7 @@ import type { RateLimitBreaker } from "../write/helpers/breaker.js"
 import { reasonOfMode, type ForgetReport, type Forgetting } from "./forgetting.js"
 import { renderInspect, type InspectSnapshot, type Recovery } from "./inspect.js"
 import { resetAllVersions } from "./reset.js"
+import { listSessions, waitingToGoIdle, type SessionListing } from "./session-list.js"
 
 export interface ControlsDeps {
   options: MemoryOptions
@@ -146,7 +147,7 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
   async reset(): Promise<ResetReport> {
     const { catalog } = this.deps
     const report = resetAllVersions(
-      { store: catalog.require(), checkpoints: catalog.checkpoints, reviews: catalog.reviews, settings: catalog.settings },
+      { store: catalog.require(), checkpoints: catalog.checkpoints, reviews: catalog.reviews, settings: catalog.settings, sessions: catalog.sessions },
       [...this.deps.pipelines.values()],
       this.deps.now(),
     )
@@ -154,11 +155,33 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
     return report
   }
 
+  /**
+   * Every session memory knows (listed by the host, or holding something in `version`), with its
+   * state in that version and when it becomes eligible. Reads only.
+   */
+  sessions(version: MemoryVersion): SessionListing[] {
+    const { catalog, options } = this.deps
+    const store = catalog.store
+    if (!store) return []
+    return listSessions({
+      catalog: catalog.sessions?.all() ?? [],
+      traces: this.deps.pipelines.get(version)?.store()?.sessionTraces() ?? new Map(),
+      modes: new Map(store.keptOut().map((entry) => [entry.sessionId, entry.mode])),
+      forgottenBefore: store.forgottenBefore(),
+      resetEpoch: catalog.settings?.resetEpoch(),
+      now: this.deps.now(),
+      minIdleHours: options.min_rollout_idle_hours,
+      maxAgeDays: options.max_rollout_age_days,
+    })
+  }
+
   /** Reads only: a status read never stamps a session. */
   inspect(): InspectReport {
     const { catalog, pipelines, paths } = this.deps
+    const now = this.deps.now()
+    const waiting = catalog.store ? waitingToGoIdle(this.sessions(this.deps.options.version), now) : []
     const snapshot: InspectSnapshot = {
-      now: this.deps.now(),
+      now,
       home: { path: paths.home, source: paths.homeSource },
       catalog: { file: catalog.file, state: catalog.state(), counts: catalog.store?.counts() },
       versions: [...pipelines.values()].map((pipeline) => pipeline.snapshot()),
@@ -178,6 +201,7 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       ...optional("lastReview", catalog.reviews?.list(1)[0]),
       ...optional("keptOut", catalog.store?.keptOut()),
       ...optional("resetEpoch", catalog.settings?.resetEpoch()),
+      ...(catalog.store ? { idleWaiting: { count: waiting.length, next: waiting.slice(0, 3).map((s) => ({ sessionId: s.sessionId, title: s.title, eligibleAt: s.eligibleAt! })) } } : {}),
       ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
     }
     const { options, ...rest } = snapshot

@@ -58,6 +58,9 @@ export class Forgetting {
     // A polluted session keeps its working state: it is kept out of learning, not erased.
     const keepCheckpoint = reason === "polluted"
     store?.forgetSession(sessionId, { deleted: reason === "deleted", keepCheckpoint })
+    // Its title and folder go with it; a session that goes on existing keeps its times in the list.
+    if (reason === "deleted") this.deps.catalog.sessions?.remove(sessionId)
+    else this.deps.catalog.sessions?.hide(sessionId)
     if (!keepCheckpoint) this.deps.dropCheckpoint?.(sessionId)
     if (report.versions.length) {
       const queued = report.queued.length ? `; a consolidation will remove it from ${report.queued.join(" and ")} within minutes` : ""

@@ -76,6 +76,8 @@ export interface InspectSnapshot {
   resetEpoch?: number
   /** After a failed write or open (a full disk): what waits to be tried again. */
   recovery?: Recovery
+  /** Listed sessions not idle long enough yet, and the soonest few with when each becomes eligible. */
+  idleWaiting?: { count: number; next: ReadonlyArray<{ sessionId: string; title: string | undefined; eligibleAt: number }> }
 }
 
 export interface Recovery {
@@ -206,6 +208,10 @@ function atAGlance(s: InspectSnapshot): string[] {
     if (!v.counts) continue
     if (v.counts.unconsolidated) waiting.push(`${v.version}: ${plural(v.counts.unconsolidated, "record")} for the next consolidation, ${nextConsolidation(s, v.phase2, v.counts.forgetting > 0)}`)
     if (v.counts.forgetting) waiting.push(`${v.version}: ${plural(v.counts.forgetting, "session")} to forget, at most ${Math.round(s.forgetIntervalMs / 60_000)} minutes after the last consolidation`)
+  }
+  if (s.idleWaiting?.count) {
+    const next = s.idleWaiting.next.map((w) => `${w.title ? JSON.stringify(w.title) : w.sessionId} at ${iso(w.eligibleAt)}`).join(", ")
+    waiting.push(`${plural(s.idleWaiting.count, "session")} to go idle (eligible: ${next}${s.idleWaiting.count > s.idleWaiting.next.length ? ", …" : ""})`)
   }
   const idle = s.options.min_rollout_idle_hours
   const cost = s.spend ? `${Math.round(s.spend.today.tokens)} tokens, cost ${s.spend.today.cost.toFixed(4)}, ${plural(s.spend.today.sessions, "helper session")}` : "unknown until the database is open"

@@ -10,6 +10,7 @@ import type { CheckpointStore } from "../store/checkpoint-store.js"
 import type { MemoryStore } from "../store/memory-store.js"
 import type { ConsolidationReviews } from "../store/reviews.js"
 import type { HomeSettings } from "../store/settings.js"
+import type { SessionCatalog } from "../store/session-catalog.js"
 import type { VersionStore } from "../store/version-store.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { dropSnapshot } from "../write/phase2/run-snapshot.js"
@@ -27,6 +28,7 @@ export interface ResettableCatalog {
   checkpoints?: CheckpointStore | undefined
   reviews?: ConsolidationReviews | undefined
   settings?: HomeSettings | undefined
+  sessions?: SessionCatalog | undefined
 }
 
 export function resetAllVersions(catalog: ResettableCatalog, versions: readonly ResettableVersion[], now: number): ResetReport {
@@ -49,6 +51,7 @@ export function resetAllVersions(catalog: ResettableCatalog, versions: readonly 
   catalog.store.clearCitations()
   const checkpoints = catalog.checkpoints?.clear() ?? 0
   catalog.reviews?.clear()
+  catalog.sessions?.hideAll()
   let files = 0
   for (const version of versions) {
     files += clearFolder(version.paths.memoryRoot)

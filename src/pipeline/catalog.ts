@@ -10,6 +10,7 @@ import { leaseOwners } from "../store/lease-owner.js"
 import { SpendLedger } from "../store/ledger.js"
 import { MemoryStore } from "../store/memory-store.js"
 import { ConsolidationReviews } from "../store/reviews.js"
+import { SessionCatalog } from "../store/session-catalog.js"
 import { HomeSettings } from "../store/settings.js"
 import type { OpenOptions } from "../store/database.js"
 import { openReported } from "./open-store.js"
@@ -24,7 +25,7 @@ export interface StoreState {
 export class Catalog {
   private current: MemoryStore | undefined
   private checkpointTable: CheckpointStore | undefined
-  private extras: { settings: HomeSettings; ledger: SpendLedger; reviews: ConsolidationReviews; instances: HomeInstances } | undefined
+  private extras: { settings: HomeSettings; ledger: SpendLedger; reviews: ConsolidationReviews; instances: HomeInstances; sessions: SessionCatalog } | undefined
   private status: StoreState = { status: "closed" }
   private closed = false
   private unavailableReason: string | undefined
@@ -65,6 +66,11 @@ export class Catalog {
     return this.extras?.reviews
   }
 
+  /** The sessions the host's listings showed, with their activity (the `sessions` command). */
+  get sessions(): SessionCatalog | undefined {
+    return this.extras?.sessions
+  }
+
   /** The plugin instances that have the home open (an import refuses to swap it under them). */
   get instances(): HomeInstances | undefined {
     return this.extras?.instances
@@ -87,6 +93,7 @@ export class Catalog {
         ledger: new SpendLedger(db, this.deps.now),
         reviews: new ConsolidationReviews(db, this.deps.now),
         instances: new HomeInstances(db, leaseOwners(), this.deps.now),
+        sessions: new SessionCatalog(db, this.deps.now),
       }
       this.status = { status: "open", driver: db.driver, schemaVersion: migrated.to }
     } catch (error) {

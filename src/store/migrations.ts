@@ -239,6 +239,26 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ALTER TABLE stage1_outputs ADD COLUMN git_branch TEXT;
     `,
   },
+  {
+    version: 11,
+    name: "session catalog",
+    sql: `
+      -- The root sessions phase 1's listings showed (src/store/session-catalog.ts), for the
+      -- \`sessions\` command and the waiting list: when each was last active, so when it becomes
+      -- eligible. Title and folder are cleaned like every host string, and kept only while the
+      -- session may be learned from (enabled, active since its last reset or forget). A session
+      -- OpenCode deleted loses its row with the rest of its traces.
+      CREATE TABLE session_catalog (
+        session_id TEXT PRIMARY KEY,
+        title      TEXT,
+        directory  TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        listed_at  INTEGER NOT NULL
+      );
+      CREATE INDEX session_catalog_by_activity ON session_catalog (updated_at DESC, session_id DESC);
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */

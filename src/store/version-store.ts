@@ -5,7 +5,7 @@
 import { JOBS } from "../constants.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { immediate } from "./database.js"
-import { keyOfSession, SEGMENT_SEPARATOR } from "./record-keys.js"
+import { keyOfSession, SEGMENT_SEPARATOR, sessionOfColumn } from "./record-keys.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { queuePhase2 } from "./stage1-jobs.js"
@@ -48,6 +48,21 @@ export interface RecordRow {
   last_usage: number | null
   selected_for_phase2: number
   selected_for_phase2_source_updated_at: number | null
+}
+
+/** What one version holds of a session, for the `sessions` list (session-list.ts). */
+export interface SessionTrace {
+  /** Its records (its own and its segments'), and the last activity the newest one covers. */
+  records: number
+  recordUpdatedAt: number | undefined
+  /** Records no consolidation took in yet, or changed since. */
+  unconsolidated: number
+  /** The folder holds its text (the last consolidation consumed it). */
+  consolidated: boolean
+  /** Waiting in the forget queue for the next consolidation. */
+  forgetting: boolean
+  /** Its stage-1 job, if any: the newest of its own and its segments'. */
+  job: { status: string; lastError: string | null; retryAt: number | null; retriesLeft: number } | undefined
 }
 
 export type ResetOutcome = { type: "reset"; outputs: number; jobs: number } | { type: "refused_consolidation_running"; leaseUntil: number }
@@ -96,6 +111,13 @@ export class VersionStore {
       .all<RecordRow>({ limit: Math.max(0, Math.floor(limit)), offset: Math.max(0, Math.floor(offset)) })
   }
 
+  /** Records no consolidation has taken in yet (or changed since), newest first: the CLI's search covers them. */
+  unconsolidatedRecords(): RecordRow[] {
+    return this.db
+      .prepare("SELECT * FROM stage1_outputs WHERE selected_for_phase2 = 0 OR selected_for_phase2_source_updated_at IS NOT source_updated_at ORDER BY source_updated_at DESC, session_id DESC")
+      .all<RecordRow>()
+  }
+
   /** A session's records: its own and those of the segments its compactions closed. */
   recordsOf(sessionId: string): RecordRow[] {
     return this.db.prepare(`SELECT * FROM stage1_outputs WHERE ${keyOfSession("session_id")} ORDER BY session_id`).all<RecordRow>({ id: sessionId })
@@ -104,6 +126,33 @@ export class VersionStore {
   /** The session's stage-1 jobs (its own and its segments'), for `recall`. */
   jobsOf(sessionId: string): JobRow[] {
     return this.db.prepare(`SELECT * FROM jobs WHERE kind IN ($stage1, $capture) AND ${keyOfSession("job_key")} ORDER BY job_key`).all<JobRow>({ id: sessionId, stage1: JOBS.STAGE1, capture: JOBS.CAPTURE })
+  }
+
+  /** Every session this version holds anything of, by session id (a few table scans: for the CLI and inspect). */
+  sessionTraces(): Map<string, SessionTrace> {
+    const traces = new Map<string, SessionTrace>()
+    const of = (id: string) => {
+      let trace = traces.get(id)
+      if (!trace) traces.set(id, (trace = { records: 0, recordUpdatedAt: undefined, unconsolidated: 0, consolidated: false, forgetting: false, job: undefined }))
+      return trace
+    }
+    const records = this.db
+      .prepare(`SELECT ${sessionOfColumn("session_id")} AS id, COUNT(*) AS n, MAX(source_updated_at) AS updated,
+                  SUM(selected_for_phase2 = 0 OR selected_for_phase2_source_updated_at IS NOT source_updated_at) AS pending
+                FROM stage1_outputs GROUP BY id`)
+      .all<{ id: string; n: number; updated: number; pending: number }>()
+    for (const row of records) Object.assign(of(row.id), { records: Number(row.n), recordUpdatedAt: Number(row.updated), unconsolidated: Number(row.pending) })
+    for (const row of this.db.prepare("SELECT session_id FROM consolidated_sessions").all<{ session_id: string }>()) of(row.session_id).consolidated = true
+    for (const row of this.db.prepare("SELECT session_id FROM forget_queue").all<{ session_id: string }>()) of(row.session_id).forgetting = true
+    const jobs = this.db
+      .prepare(`SELECT ${sessionOfColumn("job_key")} AS id, status, last_error, retry_at, retry_remaining FROM jobs WHERE kind IN ($stage1, $capture)
+                ORDER BY COALESCE(finished_at, started_at, 0)`)
+      .all<{ id: string; status: string; last_error: string | null; retry_at: number | null; retry_remaining: number }>({ stage1: JOBS.STAGE1, capture: JOBS.CAPTURE })
+    // Ordered oldest first, so the newest job of a session is the one kept.
+    for (const row of jobs) {
+      of(row.id).job = { status: row.status, lastError: row.last_error, retryAt: row.retry_at === null ? null : Number(row.retry_at), retriesLeft: Number(row.retry_remaining) }
+    }
+    return traces
   }
 
   /** Running jobs with their owners, for `status`. */

@@ -6,6 +6,7 @@ import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { SpendLedger } from "../../src/store/ledger.js"
+import { SessionCatalog } from "../../src/store/session-catalog.js"
 import { HomeSettings } from "../../src/store/settings.js"
 import { ConsolidationReviews } from "../../src/store/reviews.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
@@ -146,8 +147,43 @@ describe("reading memory", () => {
     const ran = await inHome("search", "make", "ship", "--mode", "all_on_same_line")
     expect(ran.code).toBe(0)
     expect((ran.json.matches as Array<{ path: string }>).map((m) => m.path).sort()).toEqual(["MEMORY.md", "memory_summary.md"])
+    // Extracted but not consolidated: found beside the folder, marked, on a search of the whole folder only.
+    const tests = await inHome("search", "vpn")
+    expect(tests.json.matches).toEqual([])
+    expect(tests.json.unconsolidated).toEqual([expect.objectContaining({ session_id: "ses_beta", field: "raw_memory", line: 1, text: "- tests need the vpn" }), expect.objectContaining({ session_id: "ses_beta", field: "rollout_summary" })].reverse())
+    expect((await inHome("search", "vpn", "--text")).stdout).toContain("record ses_beta (not consolidated yet) rollout_summary:1: Learned: tests need the vpn.")
+    expect((await inHome("search", "vpn", "--path", "MEMORY.md")).json.unconsolidated).toEqual([])
     expect(await inHome("search", "x", "--mode", "sideways")).toMatchObject({ code: 2 })
     expect(await inHome("search", "x", "--path", "../etc")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
+  })
+
+  it("sessions lists every session memory knows with its folder, title, state and when it becomes eligible", async () => {
+    const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
+    const catalog = new SessionCatalog(db, () => NOW)
+    catalog.remember([
+      { id: "ses_fresh", title: "Fix the login page", directory: "/src/app", createdAt: NOW - 3_600_000, updatedAt: NOW - 1_800_000 },
+      { id: "ses_beta", title: "VPN for tests", directory: "/src/app", createdAt: NOW - 90_000_000, updatedAt: NOW - 500 },
+      { id: "ses_off", title: undefined, directory: undefined, createdAt: NOW - 90_000_000, updatedAt: NOW - 80_000_000 },
+    ])
+    db.prepare("INSERT INTO session_meta (session_id, memory_mode, updated_at) VALUES ('ses_off', 'disabled', 1)").run()
+    db.close()
+    const ran = await inHome("sessions")
+    expect(ran.code).toBe(0)
+    const byId = Object.fromEntries((ran.json.sessions as Array<{ session_id: string }>).map((s) => [s.session_id, s]))
+    // Six idle hours after its last activity; a record older than its activity is learned again then too.
+    expect(byId.ses_fresh).toMatchObject({ state: "waiting", title: "Fix the login page", folder: "/src/app", eligible_at: new Date(NOW - 1_800_000 + 6 * 3_600_000).toISOString() })
+    expect(byId.ses_beta).toMatchObject({ state: "extracted", records: 1, eligible_at: new Date(NOW - 500 + 6 * 3_600_000).toISOString() })
+    expect(byId.ses_alpha).toMatchObject({ state: "extracted", records: 2, title: null, eligible_at: null })
+    expect(byId.ses_off).toMatchObject({ state: "off", mode: "disabled", title: null })
+    expect(ran.json.counts).toEqual({ waiting: 1, extracted: 2, off: 1 })
+    expect((await inHome("sessions", "--state", "waiting")).json).toMatchObject({ total: 1, sessions: [{ session_id: "ses_fresh" }] })
+    const text = (await inHome("sessions", "--text")).stdout
+    expect(text).toContain("## /src/app")
+    expect(text).toContain(`- ses_fresh waiting, eligible ${new Date(NOW - 1_800_000 + 6 * 3_600_000).toISOString()} "Fix the login page"`)
+    expect(text).toContain("- ses_off off (mode disabled)")
+    expect(await inHome("sessions", "--state", "asleep")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
+    // The same waiting list leads memory_inspect and status.
+    expect((await inHome("status", "--text")).stdout).toContain(`1 session to go idle (eligible: "Fix the login page" at ${new Date(NOW - 1_800_000 + 6 * 3_600_000).toISOString()})`)
   })
 
   it("diff --last shows the last review; diff --pending what the next consolidation would see, leaving the folder alone", async () => {

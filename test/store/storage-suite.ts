@@ -88,7 +88,7 @@ export const storageCases: StorageCase[] = [
       try {
         assert.deepEqual(migrated, { from: MIGRATIONS.length, to: MIGRATIONS.length })
         const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all<{ name: string }>()
-        assert.deepEqual(tables.map((t) => t.name), ["citation_parts", "cited_files", "consolidated_sessions", "consolidation_reviews", "forget_queue", "jobs", "memory_session_versions", "plugin_instances", "redaction_log", "session_checkpoints", "session_meta", "settings", "spend_ledger", "stage1_outputs"])
+        assert.deepEqual(tables.map((t) => t.name), ["citation_parts", "cited_files", "consolidated_sessions", "consolidation_reviews", "forget_queue", "jobs", "memory_session_versions", "plugin_instances", "redaction_log", "session_catalog", "session_checkpoints", "session_meta", "settings", "spend_ledger", "stage1_outputs"])
       } finally {
         db.close()
       }

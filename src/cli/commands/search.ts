@@ -1,5 +1,6 @@
 // search: memory_search's engine and modes over the memory folder, from the command line.
 import { MemoryError } from "../../backend/errors.js"
+import { searchRecords, type PendingMatch } from "../../backend/search-records.js"
 import type { MatchMode } from "../../backend/requests.js"
 import { intFlag } from "../args.js"
 import type { Command } from "../command.js"
@@ -12,7 +13,7 @@ const MODES: readonly MatchMode[] = ["any", "all_on_same_line", "all_within_line
 export const searchCommand: Command = {
   name: "search",
   usage: "search QUERY [QUERY...] [--mode any|all_on_same_line|all_within_lines] [--lines N] [--path P] [--context N] [--case-sensitive] [--normalized] [--since ISO] [--until ISO] [--max N] [--cursor C] [--version v1|v2]",
-  summary: "memory_search over the memory folder (same engine and modes)",
+  summary: "memory_search over the memory folder (same engine and modes), and over records not consolidated yet",
   flags: {
     mode: { type: "string" },
     lines: { type: "string" },
@@ -31,7 +32,8 @@ export const searchCommand: Command = {
     const v = args.values
     const mode = v.mode === undefined ? undefined : (MODES.find((m) => m === v.mode) ?? fail(`--mode must be one of ${MODES.join(", ")}`))
     return withHome(cli, v.home as string | undefined, async (home) => {
-      const backend = home.memory.pipeline(versionFlag(v.version, home.memory.options.version)).backend
+      const pipeline = home.memory.pipeline(versionFlag(v.version, home.memory.options.version))
+      const backend = pipeline.backend
       const request = {
         queries: args.positionals,
         ...(mode ? { match_mode: mode } : {}),
@@ -46,15 +48,24 @@ export const searchCommand: Command = {
         ...(typeof v.cursor === "string" ? { cursor: v.cursor } : {}),
       }
       let result
+      let pending: PendingMatch[] = []
       try {
         result = await backend.search(request)
+        // What was extracted but not consolidated yet is not in the folder: searched beside it, on
+        // the first page of a search of the whole folder.
+        if (request.path === undefined && request.cursor === undefined) {
+          const records = (pipeline.store()?.unconsolidatedRecords() ?? []).map((row) => ({ sessionId: row.session_id, rawMemory: row.raw_memory, rolloutSummary: row.rollout_summary }))
+          pending = searchRecords(records, request)
+        }
       } catch (error) {
         // The tool's own refusals (a bad path, an empty query) are the caller's to fix.
         if (error instanceof MemoryError && error.kind !== "io") throw new CliError("usage", error.message)
         throw error
       }
-      const text = result.matches.map((m) => `${m.path}:${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}: ${m.text}`).join("\n") || "no matches"
-      return { json: result, text: result.next_cursor ? `${text}\n(more: --cursor ${result.next_cursor})` : text }
+      const found = result.matches.map((m) => `${m.path}:${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}: ${m.text}`)
+      const waiting = pending.map((m) => `record ${m.session_id} (not consolidated yet) ${m.field}:${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}: ${m.text}`)
+      const text = [...found, ...waiting].join("\n") || "no matches"
+      return { json: { ...result, unconsolidated: pending }, text: result.next_cursor ? `${text}\n(more: --cursor ${result.next_cursor})` : text }
     })
   },
 }
