@@ -125,6 +125,11 @@ export interface Host {
   contextLimit(model: ModelRef, signal: AbortSignal): Promise<number | undefined>
   /** The reasoning-effort variants a model lists (e.g. "low", "high"); [] when none or unknown. */
   modelVariants(model: ModelRef, signal: AbortSignal): Promise<string[]>
+  /**
+   * Every model the host's providers offer, as "provider/model"; undefined when the host cannot
+   * say. A helper model missing from it fails in the host with a bare error, so it is checked first.
+   */
+  modelIds?(signal: AbortSignal): Promise<string[] | undefined>
   /** Names of the configured MCP servers: their tools are named `<server>_<tool>`. */
   mcpServers(signal: AbortSignal): Promise<string[]>
   /**

@@ -17,6 +17,7 @@ import { sessionsCommand } from "./commands/sessions.js"
 import { statusCommand } from "./commands/status.js"
 import { NoSqliteDriverError } from "../store/sqlite.js"
 import { CliError, EXIT } from "./errors.js"
+import { nearest } from "../util/nearest.js"
 import type { CliEnv } from "./home.js"
 
 export const COMMANDS: readonly Command[] = [
@@ -135,24 +136,3 @@ function packageVersion(packageDir: string | undefined): string {
   }
 }
 
-/** The command a mistyped name most likely meant: a prefix, or at most two edits away. */
-export function nearest(name: string, names: readonly string[]): string | undefined {
-  const prefixed = names.filter((candidate) => candidate.startsWith(name) || name.startsWith(candidate))
-  if (prefixed.length === 1) return prefixed[0]
-  let best: { name: string; distance: number } | undefined
-  for (const candidate of names) {
-    const distance = editDistance(name, candidate)
-    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance }
-  }
-  return best?.name
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    previous = current
-  }
-  return previous[b.length]!
-}

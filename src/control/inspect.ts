@@ -148,7 +148,7 @@ export function renderInspect(s: InspectSnapshot): string {
 
   // Rate limits only when a model is paused: the report stays short on an ordinary day.
   const breakers = s.breakers ?? []
-  if (breakers.length) lines.push("## Rate limits", ...breakers.map((b) => `${b.scope}: paused until ${iso(b.until)} (${redactText(b.reason)})`), "")
+  if (breakers.length) lines.push("## Paused models", ...breakers.map((b) => `${b.scope}: paused until ${iso(b.until)} (${redactText(b.reason)})`), "")
 
   lines.push("## Redactions")
   lines.push(...describeRedactions(s.redactions), "")

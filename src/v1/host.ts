@@ -23,16 +23,22 @@ export function createV1Host(client: Client): Host {
   const loose = client as unknown as LooseClient
   // What OpenCode says about each model, fetched once per instance: limits and effort variants.
   const models = new Map<string, { context?: number; variants: string[] }>()
+  let offered: string[] | undefined
+  const listProviders = async (signal: AbortSignal) => {
+    const result = await loose.config.providers({ signal })
+    const providers = ((ok(result, "list providers") as { providers?: RawProvider[] }).providers ?? []) as RawProvider[]
+    offered = []
+    for (const provider of providers) {
+      for (const [id, info] of Object.entries(provider.models ?? {})) {
+        offered.push(`${provider.id}/${id}`)
+        models.set(`${provider.id}/${id}`, { ...(info.limit?.context ? { context: info.limit.context } : {}), variants: Object.keys(info.variants ?? {}) })
+      }
+    }
+  }
   const describe = async (model: ModelRef, signal: AbortSignal) => {
     const key = `${model.providerID}/${model.modelID}`
     if (!models.has(key)) {
-      const result = await loose.config.providers({ signal })
-      const providers = ((ok(result, "list providers") as { providers?: RawProvider[] }).providers ?? []) as RawProvider[]
-      for (const provider of providers) {
-        for (const [id, info] of Object.entries(provider.models ?? {})) {
-          models.set(`${provider.id}/${id}`, { ...(info.limit?.context ? { context: info.limit.context } : {}), variants: Object.keys(info.variants ?? {}) })
-        }
-      }
+      await listProviders(signal)
       if (!models.has(key)) models.set(key, { variants: [] })
     }
     return models.get(key)!
@@ -122,6 +128,11 @@ export function createV1Host(client: Client): Host {
 
     async modelVariants(model: ModelRef, signal) {
       return (await describe(model, signal)).variants
+    },
+
+    async modelIds(signal) {
+      if (!offered) await listProviders(signal)
+      return offered
     },
 
     async mcpServers(signal) {

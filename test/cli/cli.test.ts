@@ -308,6 +308,40 @@ describe("doctor", () => {
   })
 })
 
+describe("doctor asks OpenCode itself", () => {
+  /** A stand-in `opencode`: its version, its `debug agent` answer (loaded or not) and its model list. */
+  function fakeOpencode(loaded: boolean): string {
+    const bin = path.join(root, loaded ? "opencode-loaded" : "opencode-bare")
+    const agent = loaded ? `echo '{"name":"memorize-extract","mode":"subagent"}'` : `echo "Agent memorize-extract not found, run 'opencode agent list' to get an agent list"`
+    fs.writeFileSync(bin, `#!/bin/sh\ncase "$1" in\n  --version) echo 1.18.33 ;;\n  debug) ${agent} ;;\n  models) printf 'opencode/big-pickle\\nfake/fake-model\\nfake/other-model\\n' ;;\nesac\n`, { mode: 0o755 })
+    return bin
+  }
+
+  function configure(options: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
+    const dir = path.join(root, "config", "opencode")
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, "opencode.json"), JSON.stringify({ plugin: [["opencode-codex-memory", { home, ...options }]], ...extra }))
+  }
+
+  const checksOf = (ran: Ran) => Object.fromEntries((ran.json.checks as Array<{ name: string; ok: boolean; detail: string; fix?: string }>).map((c) => [c.name, c]))
+
+  it("fails when OpenCode runs without the configured plugin, and says how to find out why", async () => {
+    configure({})
+    const checks = checksOf(await cli("doctor", "--opencode", fakeOpencode(false)))
+    expect(checks["plugin loaded by OpenCode"]).toMatchObject({ ok: false, detail: expect.stringContaining("memorize-extract is missing"), fix: expect.stringContaining("npm view opencode-codex-memory") })
+    expect(checksOf(await cli("doctor", "--opencode", fakeOpencode(true)))["plugin loaded by OpenCode"]).toMatchObject({ ok: true })
+  })
+
+  it("fails for a helper model OpenCode's providers do not offer, with a guess, and passes for one they do", async () => {
+    configure({ extract_model: "fake/fake-modle" }, { model: "fake/other-model" })
+    const checks = checksOf(await cli("doctor", "--opencode", fakeOpencode(true)))
+    expect(checks["helper models"]).toMatchObject({ ok: false, detail: expect.stringContaining("no model fake/fake-modle; did you mean fake/fake-model?"), fix: expect.stringContaining("extract_model") })
+    expect(checks["helper models"]!.detail).not.toContain("other-model")
+    configure({ extract_model: "fake/fake-model" }, { model: "fake/other-model" })
+    expect(checksOf(await cli("doctor", "--opencode", fakeOpencode(true)))["helper models"]).toMatchObject({ ok: true, detail: "extract_model: fake/fake-model, consolidation_model: fake/other-model" })
+  })
+})
+
 describe("the plugin's options from OpenCode's config", () => {
   it("reads a JSONC global config (comments, trailing commas, // inside strings) and finds the plugin's home", async () => {
     const configDir = path.join(root, "config", "opencode")

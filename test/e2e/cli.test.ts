@@ -81,8 +81,19 @@ describe("the CLI on the closed loop's home", () => {
     expect(search.code).toBe(0)
     expect(search.json).toHaveProperty("matches")
 
-    // Session A was deleted in OpenCode: nothing of it is left to recall.
+    // Session A was deleted in OpenCode: nothing of it is left to recall, nor in the sessions list.
     expect(at("recall", loop.sessionA)).toMatchObject({ code: 1, json: { error: { code: "not_found" } } })
+    const sessions = at("sessions")
+    expect(sessions.code, sessions.stderr).toBe(0)
+    const listed = sessions.json.sessions as Array<{ session_id: string; title: string | null; folder: string | null; state: string; updated_at: string | null }>
+    expect(listed.length).toBeGreaterThan(0)
+    expect(listed.map((s) => s.session_id)).not.toContain(loop.sessionA)
+    // Titles and folders as OpenCode's listing gave them; no helper session is ever listed.
+    for (const s of listed) {
+      expect(s.updated_at).toMatch(/^\d{4}-/)
+      expect(s.title ?? "").not.toMatch(/memorize/)
+    }
+    expect(listed.some((s) => s.title !== null && s.folder !== null)).toBe(true)
   })
 
   it("diff --last says the last consolidation forgot session A's record; diff --pending leaves the folder alone", () => {
@@ -96,8 +107,25 @@ describe("the CLI on the closed loop's home", () => {
     expect(fs.readdirSync(loop.memoryRoot).sort()).toEqual(before)
   })
 
-  it("doctor passes on the real home with the real OpenCode binary, and names the driver it used", () => {
-    const ran = cli(["doctor", "--home", home, "--opencode", opencodeBinary()], { XDG_CONFIG_HOME: HAS_NODE_SQLITE ? configFor(staged.dir) : path.join(path.dirname(home), "config") })
+  /** The loop's OpenCode environment (its folders, nothing fetched), with `config` as the config folder. */
+  function openCodeEnv(config: string): Record<string, string> {
+    const root = path.dirname(home)
+    return {
+      HOME: path.join(root, "home"),
+      XDG_DATA_HOME: path.join(root, "data"),
+      XDG_CACHE_HOME: path.join(root, "cache"),
+      XDG_STATE_HOME: path.join(root, "state"),
+      XDG_CONFIG_HOME: config,
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_CLAUDE_CODE: "1",
+      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+    }
+  }
+
+  it("doctor passes on the real home with the real OpenCode binary (which loads the plugin and offers its models), and names the driver it used", () => {
+    const ran = cli(["doctor", "--home", home, "--opencode", opencodeBinary()], openCodeEnv(HAS_NODE_SQLITE ? configFor(`file://${path.join(staged.dir, "dist", "src", "index.js")}`) : path.join(path.dirname(home), "config")))
     const checks = ran.json.checks as Array<{ name: string; ok: boolean; detail: string }>
     const failed = checks.filter((c) => !c.ok)
     expect(failed, JSON.stringify(failed)).toEqual([])
@@ -105,16 +133,30 @@ describe("the CLI on the closed loop's home", () => {
     // Node 22.13+: the built-in driver, from an install that has no better-sqlite3 at all.
     expect(checks.find((c) => c.name === "SQLite driver")?.detail).toMatch(HAS_NODE_SQLITE ? /^node:sqlite \(built into Node, Node 2[2-9]\./ : /^better-sqlite3 \(better-sqlite3 12\./)
     if (HAS_NODE_SQLITE) expect(() => createRequire(staged.bin).resolve("better-sqlite3")).toThrow(/Cannot find module/)
+    expect(checks.find((c) => c.name === "plugin loaded by OpenCode")?.ok).toBe(true)
+    expect(checks.find((c) => c.name === "helper models")).toMatchObject({ ok: true, detail: expect.stringContaining("fake/fake-model") })
   })
 
-  /** A copy of the loop's OpenCode config whose plugin entry is `dir` instead of the checkout. */
-  function configFor(dir: string): string {
-    const config = path.join(scratch, "staged-config")
-    const file = path.join(path.dirname(home), "config", "opencode", "opencode.json")
+  it("doctor finds a configured plugin the real OpenCode cannot load, and a helper model it does not offer", () => {
+    const config = configFor("file:///nonexistent/opencode-codex-memory/dist/src/index.js", { extract_model: "fake/fake-modle" })
+    const ran = cli(["doctor", "--home", home, "--opencode", opencodeBinary()], openCodeEnv(config))
+    const checks = Object.fromEntries((ran.json.checks as Array<{ name: string; ok: boolean; detail: string }>).map((c) => [c.name, c]))
+    expect(ran.code).toBe(1)
+    expect(checks["plugin loaded by OpenCode"]).toMatchObject({ ok: false, detail: expect.stringContaining("memorize-extract is missing") })
+    expect(checks["helper models"]).toMatchObject({ ok: false, detail: expect.stringContaining("did you mean fake/fake-model?") })
+  })
+
+  /**
+   * A copy of the loop's OpenCode config folder (with its stubbed plugin-deps install) whose plugin
+   * entry is `spec` instead of the checkout, with `options` added to the plugin's.
+   */
+  function configFor(spec: string, options: Record<string, unknown> = {}): string {
+    const config = fs.mkdtempSync(path.join(scratch, "config-"))
+    fs.cpSync(path.join(path.dirname(home), "config"), config, { recursive: true })
+    const file = path.join(config, "opencode", "opencode.json")
     const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { plugin?: unknown[] }
-    parsed.plugin = (parsed.plugin ?? []).map((entry) => (Array.isArray(entry) ? [dir, ...entry.slice(1)] : dir))
-    fs.mkdirSync(path.join(config, "opencode"), { recursive: true })
-    fs.writeFileSync(path.join(config, "opencode", "opencode.json"), JSON.stringify(parsed))
+    parsed.plugin = (parsed.plugin ?? []).map((entry) => (Array.isArray(entry) ? [spec, { ...(entry[1] as object), ...options }] : [spec, options]))
+    fs.writeFileSync(file, JSON.stringify(parsed))
     return config
   }
 

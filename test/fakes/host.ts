@@ -101,6 +101,13 @@ export class FakeHost implements Host {
     return this.contextLimits.get(`${model.providerID}/${model.modelID}`)
   }
 
+  /** The models the fake's providers offer; undefined: it cannot say (as a host without the call). */
+  offeredModels: string[] | undefined
+
+  async modelIds(): Promise<string[] | undefined> {
+    return this.offeredModels
+  }
+
   async modelVariants(model: ModelRef): Promise<string[]> {
     return this.variants.get(`${model.providerID}/${model.modelID}`) ?? []
   }

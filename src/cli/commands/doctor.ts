@@ -1,7 +1,8 @@
 // doctor: the checks a support question starts with, each with what to do when it fails. Read-only
 // except for a probe file in the home that is removed again.
-import { spawnSync } from "node:child_process"
+import { execFile, spawnSync } from "node:child_process"
 import fs from "node:fs"
+import os from "node:os"
 import { createRequire } from "node:module"
 import path from "node:path"
 import { readCommit, resolveRef } from "isomorphic-git"
@@ -15,6 +16,8 @@ import { EXIT } from "../errors.js"
 import { locateHome, type HomeTarget } from "../home.js"
 import { parseOptions } from "../../options.js"
 import { pluginEntry } from "../opencode-config.js"
+import { EXTRACT_AGENT } from "../../write/phase1/extraction-job.js"
+import { unknownModelMessage } from "../../write/helpers/model-check.js"
 
 export interface Check {
   name: string
@@ -34,6 +37,10 @@ export const doctorCommand: Command = {
   async run({ cli, args }) {
     const target = locateHome(cli, args.values.home as string | undefined)
     const driver = sqliteDriver()
+    const binary = (args.values.opencode as string | undefined) ?? "opencode"
+    const version = opencodeVersion(binary, target.env)
+    // Asked of OpenCode itself, headless and without a model: only when it runs at all.
+    const asked = version.ok ? await Promise.all([pluginLoaded(binary, target), helperModels(binary, target)]) : []
     const checks: Check[] = [
       driver.check,
       homeWritable(target),
@@ -42,7 +49,8 @@ export const doctorCommand: Command = {
       pluginConfigured(target),
       ...pluginOptions(target),
       helperAgents(target, cli.packageDir ?? packageRoot()),
-      opencodeVersion((args.values.opencode as string | undefined) ?? "opencode", target.env),
+      version,
+      ...asked.flat(),
     ]
     const ok = checks.every((check) => check.ok)
     const text = checks.map((c) => `${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}${c.ok || !c.fix ? "" : `\n     fix: ${c.fix}`}`).join("\n")
@@ -159,6 +167,77 @@ function helperAgents(target: HomeTarget, packageDir: string): Check {
   } catch (error) {
     return { name, ok: false, detail: (error as Error).message, fix: "reinstall opencode-codex-memory" }
   }
+}
+
+/** How long one headless OpenCode probe may take: it starts OpenCode, loading every plugin. */
+const PROBE_TIMEOUT_MS = 60_000
+
+/** Runs OpenCode headless in an empty folder (no project config), with the user's environment. */
+function probe(binary: string, target: HomeTarget, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string; error?: Error }> {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-doctor-"))
+  return new Promise((resolve) => {
+    execFile(binary, [...args], { cwd, encoding: "utf8", timeout: PROBE_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...target.env } as NodeJS.ProcessEnv }, (error, stdout, stderr) => {
+      fs.rmSync(cwd, { recursive: true, force: true })
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr, ...(error && typeof error.code !== "number" ? { error } : {}) })
+    })
+  })
+}
+
+/**
+ * Whether OpenCode really loads the plugin: a configured entry OpenCode cannot install or import
+ * is skipped without a word in its log, so the plugin's own helper agent is looked up instead
+ * (`opencode debug agent`, which loads the plugins and needs no model).
+ */
+async function pluginLoaded(binary: string, target: HomeTarget): Promise<Check[]> {
+  const entry = target.config.config ? pluginEntry(target.config.config) : undefined
+  if (!entry) return []
+  const name = "plugin loaded by OpenCode"
+  const ran = await probe(binary, target, ["debug", "agent", EXTRACT_AGENT])
+  if (ran.error) return [{ name, ok: false, detail: `could not run \`${binary} debug agent\`: ${ran.error.message}`, fix: "run the same command yourself to see why; pass --opencode PATH for another binary" }]
+  let agent: { name?: unknown } | undefined
+  try {
+    agent = JSON.parse(ran.stdout) as { name?: unknown }
+  } catch {
+    agent = undefined
+  }
+  if (agent?.name === EXTRACT_AGENT) return [{ name, ok: true, detail: `${entry.spec}: OpenCode registers its helper agents` }]
+  const said = (ran.stdout.trim() || ran.stderr.trim()).split("\n")[0]?.slice(0, 200) ?? ""
+  return [
+    {
+      name,
+      ok: false,
+      detail: `OpenCode started without it: its helper agent ${EXTRACT_AGENT} is missing (${said || `exit ${ran.code}`})`,
+      fix: `OpenCode could not install or import ${JSON.stringify(entry.spec)} and logs nothing about it: check that this package and version exist (\`npm view ${entry.spec.startsWith("file:") ? "opencode-codex-memory" : entry.spec}\`) or that the file:// path points at an installed copy's entry, then run doctor again`,
+    },
+  ]
+}
+
+/** The helper models the options name (or OpenCode's own defaults) against what `opencode models` lists. */
+async function helperModels(binary: string, target: HomeTarget): Promise<Check[]> {
+  const config = target.config.config
+  const entry = config ? pluginEntry(config) : undefined
+  if (!entry) return []
+  const { options } = parseOptions(entry.options)
+  const wanted = [
+    { option: "extract_model", id: options.extract_model ?? stringOf(config?.small_model), fallback: "small_model" },
+    { option: "consolidation_model", id: options.consolidation_model ?? stringOf(config?.model), fallback: "model" },
+  ].filter((w): w is { option: string; id: string; fallback: string } => w.id !== undefined)
+  if (wanted.length === 0) return []
+  const name = "helper models"
+  const ran = await probe(binary, target, ["models"])
+  if (ran.error || ran.code !== 0) return [{ name, ok: false, detail: `could not run \`${binary} models\`: ${ran.error?.message ?? (ran.stderr.trim().split("\n")[0] || `exit ${ran.code}`)}`, fix: "run `opencode models` yourself to see why" }]
+  const offered = ran.stdout.split("\n").map((line) => line.trim()).filter((line) => /^[^\s/]+\/\S+$/.test(line))
+  const problems = wanted.flatMap((w) => {
+    const option = options[w.option as "extract_model" | "consolidation_model"] ? w.option : `OpenCode's ${w.fallback} (used while ${w.option} is not set)`
+    const message = unknownModelMessage(w.id, offered, option)
+    return message ? [message] : []
+  })
+  if (problems.length === 0) return [{ name, ok: true, detail: wanted.map((w) => `${w.option}: ${w.id}`).join(", ") }]
+  return [{ name, ok: false, detail: problems.join("; "), fix: `set the plugin's extract_model / consolidation_model in ${target.config.file ?? "OpenCode's global config"} to models \`opencode models\` lists; until then learning fails and the model is paused for an hour at a time` }]
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === "string" && value.includes("/") ? value : undefined
 }
 
 function opencodeVersion(binary: string, env: Readonly<Record<string, string | undefined>>): Check {

@@ -52,7 +52,7 @@ export const statusCommand: Command = {
       }
       const leaseLines = versions.flatMap((v) => v.leases.map((l) => `- ${v.version} ${l.kind} ${l.key}: until ${l.lease_until ? new Date(l.lease_until).toISOString() : "?"}, owner ${l.owner_pid ?? "?"} (alive: ${l.owner_alive})`))
       const breakerLines = json.rate_limit_breakers.map((b) => `- ${b.scope}: paused until ${b.until} (${b.reason})`)
-      const text = [report.text, "", "## Leases", ...(leaseLines.length ? leaseLines : ["none"]), "", "## Rate limits (every process)", ...(breakerLines.length ? breakerLines : ["none"]), "", ...versions.map((v) => `${v.version} cooldown left: ${Math.ceil(v.cooldown_left_ms / 60_000)} min`)].join("\n")
+      const text = [report.text, "", "## Leases", ...(leaseLines.length ? leaseLines : ["none"]), "", "## Paused models (every process)", ...(breakerLines.length ? breakerLines : ["none"]), "", ...versions.map((v) => `${v.version} cooldown left: ${Math.ceil(v.cooldown_left_ms / 60_000)} min`)].join("\n")
       return { json, text }
     })
   },

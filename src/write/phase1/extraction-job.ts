@@ -24,6 +24,7 @@ import { helperSessionRules } from "../helpers/helper-sandbox.js"
 import type { JobResult } from "./phase1-results.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "../helpers/breaker.js"
 import { chooseVariant } from "../helpers/variants.js"
+import { unknownModel } from "../helpers/model-check.js"
 import { gitBranch } from "./git-branch.js"
 import type { UnsettledOutcomes } from "../unsettled.js"
 
@@ -127,6 +128,13 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       ...(ctx.ownFiles ? { ownTool: ownToolCalls(ctx.ownFiles, session.directory) } : {}),
     })
     if (built.empty) return emptySession()
+    // A model OpenCode does not offer fails there as a bare UnknownError: said here with its cause,
+    // and, like a rate limit, it rests the model instead of spending the session's retries.
+    const unknown = await unknownModel(ctx.host, model, "extract_model (or OpenCode's small_model)", signal)
+    if (unknown) {
+      ctx.breaker.trip(breakerScope(model, "extraction"), unknown)
+      return finish(fail(`extraction model failed: ${unknown}`, { spendRetry: false }), "failed", unknown)
+    }
     // A host with a tool-less completion gets the whole request as one prompt; others a helper session.
     const reply = ctx.host.generateText ? await askCompletion(ctx, built.request, model, signal) : await askHelper(ctx, id, built.request, model, signal)
     // The prompt was sent: record what was kept out of it.

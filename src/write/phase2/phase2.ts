@@ -36,6 +36,7 @@ import { helperSessionRules, memoryRootForms } from "../helpers/helper-sandbox.j
 import { hasExtensionInputs, prepareWorkspace } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "../helpers/variants.js"
+import { unknownModel } from "../helpers/model-check.js"
 import { dropSnapshot, restoreSnapshot, takeSnapshot } from "./run-snapshot.js"
 import { removeSymlinks } from "./symlinks.js"
 import type { WorkspaceExtension } from "./workspace-extension.js"
@@ -362,6 +363,13 @@ export class Phase2 {
     heartbeat.unref?.()
     let helperId: string | undefined
     let result: { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean; lostLease?: boolean } | { type: "aborted" }
+    // A model OpenCode does not offer would fail there as a bare UnknownError: said here with its
+    // cause, before any helper session, and it rests the model like a rate limit.
+    const unknown = await unknownModel(host, model, "consolidation_model (or OpenCode's model)", signal)
+    if (unknown) {
+      clearInterval(heartbeat)
+      return { type: "failed", reason: `consolidation agent failed: ${unknown}`, rateLimited: true }
+    }
     try {
       const helper = await host.createSession(
         {

@@ -194,7 +194,7 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
  * before loading plugins (10 s online, over a minute offline). It skips the install when `node_modules/`
  * exists and `package-lock.json` already lists the package, so an empty stub is enough.
  */
-async function stubPluginDepsInstall(configDir: string): Promise<void> {
+export async function stubPluginDepsInstall(configDir: string): Promise<void> {
   await mkdir(join(configDir, "node_modules"), { recursive: true })
   const deps = { "@opencode-ai/plugin": OPENCODE_PLUGIN_VERSION }
   await writeFile(join(configDir, "package.json"), JSON.stringify({ dependencies: deps }) + "\n")
