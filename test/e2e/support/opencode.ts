@@ -275,8 +275,22 @@ export function runOpencode(sandbox: Sandbox, message: string, opts: RunOptions 
 
 /** `opencode serve` on a free port of 127.0.0.1; resolves once it prints that it is listening. */
 export async function startServe(sandbox: Sandbox, opts: { timeoutMs?: number } = {}): Promise<ServeHandle> {
-  // `--port 0` binds 4096 rather than a random port, so pick one ourselves.
-  const port = await freePort()
+  for (let attempt = 1; ; attempt++) {
+    // `--port 0` binds 4096 rather than a random port, so pick one ourselves.
+    const port = await freePort()
+    try {
+      return await serveOn(sandbox, port, opts)
+    } catch (error) {
+      // Another process took the port between the pick and OpenCode's bind: pick again. Any
+      // other failure, or a port still free, is the test's to see.
+      if (attempt >= 3 || !(error instanceof ServeExitedEarly) || (await canBind(port))) throw error
+    }
+  }
+}
+
+class ServeExitedEarly extends Error {}
+
+async function serveOn(sandbox: Sandbox, port: number, opts: { timeoutMs?: number }): Promise<ServeHandle> {
   const child = spawn(
     opencodeBinary(),
     ["serve", "--hostname", "127.0.0.1", "--port", String(port), "--print-logs"],
@@ -311,7 +325,7 @@ export async function startServe(sandbox: Sandbox, opts: { timeoutMs?: number } 
       })
       child.once("exit", (code, signal) => {
         clearTimeout(timer)
-        reject(new Error(`opencode serve exited early (code ${code}, signal ${signal})\n${out.stderr().slice(-2000)}`))
+        reject(new ServeExitedEarly(`opencode serve exited early (code ${code}, signal ${signal})\n${out.stderr().slice(-2000)}`))
       })
       onData()
     })
@@ -394,14 +408,23 @@ async function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise
   await exited
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port of 127.0.0.1 that is free now, drawn at random below the kernel's ephemeral range
+ * (32768 and up on Linux), so the port-0 listeners of a test running beside this one (fake LLMs,
+ * OpenCode's own) are not handed it meanwhile.
+ */
+async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await canBind(port)) return port
+  }
+  throw new Error("freePort: no free port in 20000-31999 after 50 tries")
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address ? address.port : 0
-      server.close(() => (port ? resolve(port) : reject(new Error("freePort: no port"))))
-    })
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
   })
 }
