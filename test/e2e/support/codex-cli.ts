@@ -1,4 +1,4 @@
-// The real Codex CLI (`@openai/codex`, a pinned dev dependency) as a test partner, offline: a
+// The real Codex CLI (`@openai/codex`, fetched pinned on first use) as a test partner, offline: a
 // CODEX_HOME of its own whose provider is a scripted Responses server on 127.0.0.1
 // (ScriptedCodexModel below), and `codex exec` runs against it.
 //
@@ -17,14 +17,15 @@ import http from "node:http"
 import type { AddressInfo } from "node:net"
 import path from "node:path"
 import { createRequire } from "node:module"
-import { repoRoot } from "./opencode.js"
+import { CODEX_VERSION, ensureCodex } from "../../../scripts/test-partners.js"
 
 const require = createRequire(import.meta.url)
 
-export const CODEX_VERSION = "0.171.0"
+export { CODEX_VERSION }
 
+/** The launcher of the pinned Codex CLI (scripts/test-partners.ts). */
 export function codexBinary(): string {
-  return path.join(repoRoot(), "node_modules", ".bin", "codex")
+  return ensureCodex()
 }
 
 /** Codex's memory version for a test home: V1 keeps `memories/` (Codex 0.171 defaults to V2, `memories_v2/`). */
