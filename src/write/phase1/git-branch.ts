@@ -4,9 +4,8 @@
 // any doubt gives undefined.
 import fs from "node:fs"
 import path from "node:path"
+import { readSmall } from "../../util/read-small.js"
 
-/** HEAD and `.git` files are a line long; anything longer is not one. */
-const MAX_READ_BYTES = 4_096
 const MAX_BRANCH_CHARS = 200
 const HEADS = "refs/heads/"
 
@@ -48,29 +47,4 @@ function parseHead(head: string | undefined): string | undefined {
   // SHA-1 or SHA-256 object ids.
   if (/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(line)) return `detached at ${line.slice(0, 12).toLowerCase()}`
   return undefined
-}
-
-/** At most MAX_READ_BYTES of a regular file, or undefined. */
-function readSmall(file: string): string | undefined {
-  let fd: number | undefined
-  try {
-    // Non-blocking: a FIFO planted as HEAD must not hang the write path.
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
-    if (!fs.fstatSync(fd).isFile()) return undefined
-    const buffer = Buffer.alloc(MAX_READ_BYTES)
-    const length = fs.readSync(fd, buffer, 0, MAX_READ_BYTES, 0)
-    return buffer.toString("utf8", 0, length)
-  } catch {
-    return undefined
-  } finally {
-    if (fd !== undefined) closeQuietly(fd)
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    fs.closeSync(fd)
-  } catch {
-    // Nothing was written; a failed close loses nothing.
-  }
 }

@@ -1,0 +1,164 @@
+// Which project a session's folder belongs to: the routing hint records carry beside the cwd, so
+// that a checkout, its linked worktrees and its subfolders are one project to the consolidator.
+// Memory stays one global store; this only names things. Read from git's own files (no git
+// binary, as git-branch.ts), bounded and fail-open: any doubt gives the folder itself.
+//
+// The key is stable and opaque to the model (`git:<common dir>`, `dir:<folder>`, `map:<name>`);
+// the name is what people read (the remote without credentials, else the folder's name).
+import fs from "node:fs"
+import path from "node:path"
+import { readSmall } from "../../util/read-small.js"
+
+export interface ProjectIdentity {
+  key: string
+  name: string
+  /** How it was found: an explicit mapping, a git repository, or the bare folder. */
+  source: "mapping" | "repository" | "folder"
+}
+
+export interface ProjectRules {
+  /** The user's home folder: never a project itself (its subfolders may be). */
+  home: string
+  /** Temp folders: nothing inside them is a project (subagents and scratch runs live there). */
+  tempDirs: readonly string[]
+  /** The memory home and roots: helper sessions run there, and they are never a project. */
+  memoryDirs: readonly string[]
+  /** Folder -> project name, from the options; the longest matching folder wins. */
+  mappings?: Readonly<Record<string, string>>
+}
+
+const MAX_CONFIG_BYTES = 64 * 1024
+const MAX_NAME_CHARS = 200
+
+/** The project of `directory`, or undefined when it is no project (home, temp, memory, root). */
+export function projectIdentity(directory: string, rules: ProjectRules): ProjectIdentity | undefined {
+  const dir = path.resolve(directory)
+  const mapped = mappingFor(dir, rules.mappings)
+  if (mapped) return { key: `map:${mapped}`, name: mapped, source: "mapping" }
+  if (isExcluded(dir, rules)) return undefined
+  const repository = findRepository(dir)
+  if (repository && !isExcluded(repository.top, rules)) {
+    return { key: `git:${repository.commonDir}`, name: remoteName(repository.commonDir) ?? path.basename(repository.top), source: "repository" }
+  }
+  return { key: `dir:${dir}`, name: path.basename(dir), source: "folder" }
+}
+
+function mappingFor(dir: string, mappings: Readonly<Record<string, string>> | undefined): string | undefined {
+  let best: { folder: string; name: string } | undefined
+  for (const [folder, name] of Object.entries(mappings ?? {})) {
+    const resolved = path.resolve(folder)
+    if (!within(dir, resolved) || !name.trim()) continue
+    if (!best || resolved.length > best.folder.length) best = { folder: resolved, name: name.trim() }
+  }
+  return best?.name
+}
+
+function isExcluded(dir: string, rules: ProjectRules): boolean {
+  if (dir === path.parse(dir).root) return true
+  if (dir === path.resolve(rules.home)) return true
+  return [...rules.tempDirs, ...rules.memoryDirs].some((excluded) => within(dir, path.resolve(excluded)))
+}
+
+function within(dir: string, parent: string): boolean {
+  const relative = path.relative(parent, dir)
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
+}
+
+interface Repository {
+  /** The repository's common git folder: the same for a checkout and all its linked worktrees. */
+  commonDir: string
+  /** The folder people know the repository by: the main checkout's top, or the bare folder. */
+  top: string
+}
+
+/**
+ * The first `.git` walking up decides. A folder is the common dir itself. A file `gitdir: <path>`
+ * names a worktree's or a submodule's git folder; a worktree's holds `commondir`, the path of the
+ * main repository's git folder (relative to it), while a submodule's is a repository of its own.
+ */
+function findRepository(start: string): Repository | undefined {
+  try {
+    for (let dir = start; ; ) {
+      const dotGit = path.join(dir, ".git")
+      const stat = fs.statSync(dotGit, { throwIfNoEntry: false })
+      if (stat?.isDirectory()) return repositoryAt(dotGit, dir)
+      if (stat?.isFile()) {
+        const gitdir = /^gitdir:(.*)$/m.exec(readSmall(dotGit) ?? "")?.[1]?.trim()
+        if (!gitdir) return undefined
+        const own = path.resolve(dir, gitdir)
+        const common = readSmall(path.join(own, "commondir"))?.split(/\r?\n/, 1)[0]?.trim()
+        return repositoryAt(common ? path.resolve(own, common) : own, dir)
+      }
+      if (stat) return undefined
+      const parent = path.dirname(dir)
+      if (parent === dir) return undefined
+      dir = parent
+    }
+  } catch {
+    return undefined
+  }
+}
+
+function repositoryAt(gitDir: string, checkout: string): Repository | undefined {
+  let commonDir: string
+  try {
+    commonDir = fs.realpathSync(gitDir)
+  } catch {
+    return undefined
+  }
+  if (!readSmall(path.join(commonDir, "HEAD"))) return undefined
+  // A main checkout's git folder is `<top>/.git`; a submodule's lives under the superproject's
+  // `.git/modules/`, so its checkout is the folder that named it.
+  const top = path.basename(commonDir) === ".git" ? path.dirname(commonDir) : checkout
+  return { commonDir, top }
+}
+
+/** The origin remote's URL (else the first remote's) as host/path, without user or password. */
+function remoteName(commonDir: string): string | undefined {
+  const config = readSmall(path.join(commonDir, "config"), MAX_CONFIG_BYTES)
+  if (!config) return undefined
+  const urls: Array<{ remote: string; url: string }> = []
+  let remote: string | undefined
+  for (const raw of config.split(/\r?\n/)) {
+    const line = raw.trim()
+    const section = /^\[\s*remote\s+"([^"]*)"\s*\]$/.exec(line)
+    if (section) remote = section[1]
+    else if (line.startsWith("[")) remote = undefined
+    else if (remote !== undefined) {
+      const url = /^url\s*=\s*(.+)$/.exec(line)?.[1]?.trim()
+      if (url) urls.push({ remote, url })
+    }
+  }
+  const chosen = urls.find((entry) => entry.remote === "origin") ?? urls[0]
+  return chosen ? normalizeRemote(chosen.url) : undefined
+}
+
+/**
+ * `https://user:token@Host/org/repo.git`, `git@host:org/repo.git` and `ssh://git@host:22/org/repo`
+ * all become `host/org/repo`; local paths and file URLs give undefined (the folder name is better).
+ */
+export function normalizeRemote(url: string): string | undefined {
+  let host: string
+  let pathname: string
+  const scp = /^(?:[^@/\s]+@)?([^:/\s]+):(?!\/)(.+)$/.exec(url)
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      return undefined
+    }
+    if (parsed.protocol === "file:" || !parsed.hostname) return undefined
+    host = parsed.hostname
+    pathname = decodeURIComponent(parsed.pathname)
+  } else if (scp && !/^[a-z]:$/i.test(`${scp[1]}:`)) {
+    host = scp[1]!
+    pathname = scp[2]!
+  } else {
+    return undefined
+  }
+  const cleaned = pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/i, "")
+  if (!cleaned) return undefined
+  const name = `${host.toLowerCase()}/${cleaned}`
+  return name.length <= MAX_NAME_CHARS && !/[\u0000-\u001f\u007f\s]/.test(name) ? name : undefined
+}
