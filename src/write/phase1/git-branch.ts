@@ -2,9 +2,8 @@
 // on). Read from the repository's HEAD file directly: running git would put a process, its
 // configuration and its hooks on the write path for one line of text. Bounded and fail-open:
 // any doubt gives undefined.
-import fs from "node:fs"
 import path from "node:path"
-import { readSmall } from "../../util/read-small.js"
+import { findGitEntry, readSmall } from "../../util/git-files.js"
 
 const MAX_BRANCH_CHARS = 200
 const HEADS = "refs/heads/"
@@ -17,20 +16,9 @@ const HEADS = "refs/heads/"
  */
 export function gitBranch(directory: string): string | undefined {
   try {
-    for (let dir = path.resolve(directory); ; ) {
-      const dotGit = path.join(dir, ".git")
-      const stat = fs.statSync(dotGit, { throwIfNoEntry: false })
-      if (stat?.isDirectory()) return parseHead(readSmall(path.join(dotGit, "HEAD")))
-      if (stat?.isFile()) {
-        const gitdir = /^gitdir:(.*)$/m.exec(readSmall(dotGit) ?? "")?.[1]?.trim()
-        // One indirection only: the folder it names must hold HEAD itself.
-        return gitdir ? parseHead(readSmall(path.join(path.resolve(dir, gitdir), "HEAD"))) : undefined
-      }
-      if (stat) return undefined
-      const parent = path.dirname(dir)
-      if (parent === dir) return undefined
-      dir = parent
-    }
+    const entry = findGitEntry(directory)
+    // One indirection only: the folder a `gitdir:` file names must hold HEAD itself.
+    return entry ? parseHead(readSmall(path.join(entry.gitDir, "HEAD"))) : undefined
   } catch {
     return undefined
   }

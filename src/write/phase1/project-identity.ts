@@ -7,7 +7,7 @@
 // the name is what people read (the remote without credentials, else the folder's name).
 import fs from "node:fs"
 import path from "node:path"
-import { readSmall } from "../../util/read-small.js"
+import { findGitEntry, readSmall } from "../../util/git-files.js"
 
 export interface ProjectIdentity {
   key: string
@@ -78,22 +78,11 @@ interface Repository {
  */
 function findRepository(start: string): Repository | undefined {
   try {
-    for (let dir = start; ; ) {
-      const dotGit = path.join(dir, ".git")
-      const stat = fs.statSync(dotGit, { throwIfNoEntry: false })
-      if (stat?.isDirectory()) return repositoryAt(dotGit, dir)
-      if (stat?.isFile()) {
-        const gitdir = /^gitdir:(.*)$/m.exec(readSmall(dotGit) ?? "")?.[1]?.trim()
-        if (!gitdir) return undefined
-        const own = path.resolve(dir, gitdir)
-        const common = readSmall(path.join(own, "commondir"))?.split(/\r?\n/, 1)[0]?.trim()
-        return repositoryAt(common ? path.resolve(own, common) : own, dir)
-      }
-      if (stat) return undefined
-      const parent = path.dirname(dir)
-      if (parent === dir) return undefined
-      dir = parent
-    }
+    const entry = findGitEntry(start)
+    if (!entry) return undefined
+    if (entry.kind === "folder") return repositoryAt(entry.gitDir, entry.checkout)
+    const common = readSmall(path.join(entry.gitDir, "commondir"))?.split(/\r?\n/, 1)[0]?.trim()
+    return repositoryAt(common ? path.resolve(entry.gitDir, common) : entry.gitDir, entry.checkout)
   } catch {
     return undefined
   }
