@@ -9,19 +9,10 @@ import { createHash, randomUUID } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
+import { packageRoot } from "../src/util/package-root.js"
 
-/** The checkout: the first folder above this file with a package.json (from scripts/ and from dist/scripts/ alike). */
-function checkout(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url))
-  while (!fs.existsSync(path.join(dir, "package.json"))) {
-    const parent = path.dirname(dir)
-    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`)
-    dir = parent
-  }
-  return dir
-}
-
-export const CACHE_DIR = path.join(checkout(), "node_modules", ".cache", "opencode-codex-memory")
+// packageRoot finds the checkout from scripts/ and from dist/scripts/ alike.
+export const CACHE_DIR = path.join(packageRoot(fileURLToPath(import.meta.url)), "node_modules", ".cache", "opencode-codex-memory")
 
 export interface PinnedTarball {
   /** `name@version`, as `npm pack` takes it. */

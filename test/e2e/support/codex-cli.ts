@@ -17,16 +17,13 @@ import http from "node:http"
 import type { AddressInfo } from "node:net"
 import path from "node:path"
 import { createRequire } from "node:module"
-import { CODEX_VERSION, ensureCodex } from "../../../scripts/test-partners.js"
+import { CODEX_VERSION, ensureCodex as codexBinary } from "../../../scripts/test-partners.js"
 
 const require = createRequire(import.meta.url)
 
-export { CODEX_VERSION }
 
-/** The launcher of the pinned Codex CLI (scripts/test-partners.ts). */
-export function codexBinary(): string {
-  return ensureCodex()
-}
+// The pinned CLI's version, and its launcher (scripts/test-partners.ts), fetched on first use.
+export { CODEX_VERSION, codexBinary }
 
 /** Codex's memory version for a test home: V1 keeps `memories/` (Codex 0.171 defaults to V2, `memories_v2/`). */
 export type CodexMemoryVersion = "v1" | "v2"
