@@ -1,6 +1,7 @@
 // Phase 1: find finished sessions, claim a few, and extract each into a memory record, in the
 // background. A pass is one linear run:
 //   1. skip when disabled, disposed, already running, or within 30 s of a pass that claimed work
+//      (a triggered pass skipped by that gate runs once when the gate ends)
 //   2. discover root sessions of every project (cached 30 s; any error skips the pass)
 //   3. keep the eligible ones, newest first
 //   4. claim up to max_rollouts_per_startup in the database (also the cap across processes)
@@ -72,6 +73,8 @@ export class Phase1 {
   private readonly captureFlight = new SingleFlight<CaptureReport[]>()
   private capturesQueued = false
   private lastClaimingPass = Number.NEGATIVE_INFINITY
+  /** The one pass put off until the gate ends, when a trigger met the gate. */
+  private gateTimer: ReturnType<typeof setTimeout> | undefined
   private discovered: { at: number; listing: SessionListing } | undefined
   private readonly seenSessions = new Set<string>()
   private readonly lastIdle = new Map<string, number>()
@@ -147,7 +150,9 @@ export class Phase1 {
     this.triggerCaptures()
     void this.flight.request(async (): Promise<PassReport> => {
       try {
-        return await this.guardedRun(currentSessionId)
+        const report = await this.guardedRun(currentSessionId)
+        if (report.type === "skipped" && report.reason === "gate") this.afterGate(currentSessionId)
+        return report
       } finally {
         try {
           this.deps.afterPass?.()
@@ -156,6 +161,21 @@ export class Phase1 {
         }
       }
     })
+  }
+
+  /**
+   * A trigger that met the gate is put off, not dropped: what it would have found (a session
+   * that became due while the last pass ran) would otherwise wait for the next unrelated event,
+   * which may be hours away. One unref'd timer at most, so `opencode run` still exits.
+   */
+  private afterGate(currentSessionId: string | undefined): void {
+    if (this.gateTimer || this.shutdown.signal.aborted) return
+    const wait = Math.max(0, STAGE_ONE.PASS_GATE_MS - (this.deps.now() - this.lastClaimingPass)) + 50
+    this.gateTimer = setTimeout(() => {
+      this.gateTimer = undefined
+      this.trigger(currentSessionId)
+    }, Math.min(wait, STAGE_ONE.PASS_GATE_MS + 50))
+    this.gateTimer.unref?.()
   }
 
   pass(currentSessionId?: string): Promise<PassReport> {
@@ -175,6 +195,7 @@ export class Phase1 {
   /** Aborts extraction in flight; the jobs are given back without spending a retry. */
   async dispose(): Promise<void> {
     this.shutdown.abort(new Error("the plugin is shutting down"))
+    clearTimeout(this.gateTimer)
     await Promise.all([this.flight.settled(), this.captureFlight.settled()])
     // A last try: what stays unsettled is ended by its lease, or sooner once this process is gone.
     this.settle()

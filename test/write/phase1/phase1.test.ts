@@ -115,6 +115,28 @@ describe("phase 1", () => {
     expect(await p.pass()).toMatchObject({ type: "done", claimed: 1 })
   })
 
+  it("puts off a trigger that meets the gate until the gate ends, instead of dropping it", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+    try {
+      host.addSession({ id: "ses_a", updatedAt: clock - 7 * HOUR }, conversation("a"))
+      host.responder = () => memoryAnswer("a fact")
+      const { p } = phase1()
+      expect(await p.pass()).toMatchObject({ type: "done", claimed: 1 })
+      // Due now, but the trigger that would find it comes within 30 s of the claiming pass.
+      host.addSession({ id: "ses_b", updatedAt: clock - 7 * HOUR }, conversation("b"))
+      clock += 10_000
+      p.trigger()
+      await p.inFlight()
+      expect(outputs().map((o) => o.session_id)).toEqual(["ses_a"])
+      clock += 20_100
+      vi.advanceTimersByTime(20_100)
+      await p.inFlight()
+      expect(outputs().map((o) => o.session_id)).toEqual(["ses_a", "ses_b"])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it("finalizes nothing when discovery fails", async () => {
     host.failListing = new Error("server not ready")
     const { p } = phase1()
