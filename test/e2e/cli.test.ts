@@ -1,7 +1,8 @@
-// The command-line tool, as the built binary, on homes the real OpenCode made: every command on
-// the closed loop's home (a fact learned, consolidated, then forgotten); pause proved on a running
-// OpenCode (no helper session starts while paused, learning goes on after resume); and the spend
-// ledger matching what the scripted model reported for the helper sessions.
+// The command-line tool, as the built binary, on homes the real OpenCode made: V1's closed loop
+// (a fact learned, consolidated, then forgotten; checked here, so one loop serves both), then
+// every command on the home it left; pause proved on a running OpenCode (no helper session
+// starts while paused, learning goes on after resume); and the spend ledger matching what the
+// scripted model reported for the helper sessions.
 import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
@@ -10,8 +11,8 @@ import { createRequire } from "node:module"
 import { openDatabase } from "../../src/store/database.js"
 import { DRIVER_ENV } from "../../src/store/sqlite.js"
 import { stageInstall } from "./support/staged-install.js"
-import { runClosedLoop, type ClosedLoopResult } from "./support/closed-loop.js"
-import { FakeLlm, systemTexts } from "./support/fake-llm.js"
+import { FACT, runClosedLoop, V1_BLOCK, type ClosedLoopResult } from "./support/closed-loop.js"
+import { FakeLlm, systemTexts, toolNames } from "./support/fake-llm.js"
 import { query } from "./support/memory-db.js"
 import { createSandbox, opencodeBinary, repoRoot, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
@@ -46,7 +47,7 @@ function runBin(bin: string, args: readonly string[], env: Record<string, string
   return { code: run.status, json, stdout: run.stdout, stderr: run.stderr }
 }
 
-describe("the CLI on the closed loop's home", () => {
+describe("the closed loop (V1), and the CLI on the home it left", () => {
   let loop: ClosedLoopResult
   let home: string
   let scratch: string
@@ -60,6 +61,37 @@ describe("the CLI on the closed loop's home", () => {
 
   afterAll(() => {
     if (home) fs.rmSync(path.dirname(home), { recursive: true, force: true })
+  })
+
+  it("the loop (V1): learns a fact, injects it into a new session, and forgets it after the session is deleted", () => {
+    const result = loop
+    expect(result.learnedSummary.split("\n")[0]).toBe("v1")
+    expect(result.learnedSummary).toContain(FACT)
+    expect(result.learnedHandbook).toContain(FACT)
+    expect(result.injectedBlock).toContain("----- MEMORY SUMMARY BEGINS -----")
+    expect(result.injectedBlock).toContain(V1_BLOCK)
+    expect(result.injectedBlock).toContain(FACT)
+    expect(result.forgottenSummary).not.toContain("make ship")
+    expect(result.factAfterForgetting).toBe(false)
+    // V2 was never turned on: it has no folder and no database.
+    expect(result.idle.v2).toEqual({ folder: false, outputs: undefined })
+
+    // The helpers' requests carry their own prompts instead of OpenCode's coding-agent prompt,
+    // and still get OpenCode's environment block, the structured-output instruction and their tools.
+    const { extraction, consolidation } = result.helperRequests
+    const extractionSystem = systemTexts(extraction).join("\n")
+    expect(toolNames(extraction)).toEqual(["StructuredOutput"])
+    expect(extraction.tool_choice).toBe("required")
+    expect(extractionSystem).toContain("You MUST use the StructuredOutput tool")
+    expect(extractionSystem).toMatch(/^You are the memory extractor of opencode-codex-memory/)
+    expect(extractionSystem).toContain("<env>")
+    expect(extractionSystem).toContain("# Memory extraction")
+    const consolidationSystem = systemTexts(consolidation).join("\n")
+    expect(toolNames(consolidation).sort()).toEqual(["edit", "glob", "grep", "read", "write"])
+    expect(consolidationSystem).toMatch(/^You are the memory consolidator of opencode-codex-memory/)
+    expect(consolidationSystem).toContain("<env>")
+    expect(consolidationSystem).toContain("# Memory consolidation")
+    for (const request of [extraction, consolidation]) expect(JSON.stringify(request.messages)).not.toContain("You are opencode")
   })
 
   it("status, view, view --all, search and recall read what OpenCode left", () => {

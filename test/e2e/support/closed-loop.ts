@@ -16,6 +16,9 @@ import { ServerApi } from "./server-api.js"
 const HOUR = 3_600_000
 export const FACT = "The acme-api service is deployed with `make ship` from the repo root, never on Fridays."
 const FACT_MARK = "make ship"
+/** A sentence only each version's injected instructions carry (templates/read_path.md, templates/v2/read_path.md). */
+export const V1_BLOCK = "You have a long-term memory built from earlier OpenCode sessions"
+export const V2_BLOCK = "Below is a recap of this user's earlier OpenCode sessions"
 /** The consolidator keeps this sentence as its one fact, wherever a line carries it. */
 const FACT_PATTERN = new RegExp(FACT.replace(/[.*+?^${}()|[\]\\`]/g, "\\$&"))
 
