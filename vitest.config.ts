@@ -18,6 +18,10 @@ export default defineConfig({
           exclude: ["test/e2e/**", "test/fixtures/**"],
           testTimeout: 30_000,
           maxWorkers: 4,
+          // Test files of a worker share its imported modules instead of importing them again for
+          // each file: half the project's CPU time. Safe because no module in src/ holds state
+          // (test/architecture.test.ts), and no unit test mocks a module.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },

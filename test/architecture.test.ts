@@ -70,4 +70,13 @@ describe("module boundaries", () => {
       expect(text, `${file} has a top-level let or var`).not.toMatch(/^(export\s+)?(let|var)\s/m)
     }
   })
+
+  it("no unit test replaces a module or a global: unit files share a worker's modules (vitest.config.ts, isolate: false)", () => {
+    const tests = sourceFiles("test").filter((file) => file.endsWith(".test.ts") && !/^test[/\\](e2e|fixtures)[/\\]/.test(file))
+    expect(tests.length).toBeGreaterThan(100)
+    for (const file of tests) {
+      const text = fs.readFileSync(path.join(repo, file), "utf8")
+      expect(text, `${file} mocks a module or stubs a global`).not.toMatch(/\bvi\.(mock|doMock|stubGlobal|stubEnv)\(/)
+    }
+  })
 })
