@@ -23,6 +23,16 @@ export interface HostSession {
   /** Archived in the host: it still exists (never forgotten for being absent), but is not learned from. */
   archived?: boolean
   metadata?: Record<string, unknown>
+  /** The host's own identity of the session's project, when it gives one (OpenCode 2). */
+  project?: HostProject
+}
+
+/** A host's own identity of a session's project (OpenCode 2's `location.project`). */
+export interface HostProject {
+  /** Stable across the project's folders, as the host keys it. */
+  key: string
+  /** What people call it, when the host says. */
+  name?: string
 }
 
 /**

@@ -38,6 +38,7 @@ import { ExternalContext } from "./write/phase1/external-context.js"
 import { describeIgnoredAgentKeys } from "./write/helpers/helper-agents.js"
 import { deleteLeftoverHelpers, isHelperSession } from "./write/helpers/helper-sessions.js"
 import { sanitizeSession } from "./write/phase1/session-input.js"
+import { ProjectResolver, projectRules } from "./write/phase1/project-identity.js"
 
 /** One look-up of a session the tools or the CLI were given. */
 const SESSION_LOOKUP_TIMEOUT_MS = 10_000
@@ -98,6 +99,8 @@ export class Memory {
    */
   readonly switches: { useMemories: boolean; generateMemories: boolean }
   private readonly versions: SessionVersions
+  /** Which project a session's folder belongs to, remembered per folder for a few minutes. */
+  private readonly projects: ProjectResolver
   private readonly externalContext: ExternalContext
   /** OpenCode's configured models, learned in the config hook. */
   private hostModels: { model?: string; small_model?: string } = {}
@@ -155,6 +158,8 @@ export class Memory {
       homedir: deps.homedir,
       ...(deps.env.XDG_DATA_HOME ? { dataHome: deps.env.XDG_DATA_HOME } : {}),
     }
+    const memoryDirs = [home.home, ...VERSIONS.map((version) => memoryPaths(home.home, home.source, version).memoryRoot)]
+    this.projects = new ProjectResolver(projectRules({ homedir: deps.homedir, env: deps.env, memoryDirs, mappings: options.project_names }), now)
     const pipelines = new Map<MemoryVersion, VersionPipeline>()
     for (const version of VERSIONS) {
       const pipeline = new VersionPipeline({
@@ -180,6 +185,7 @@ export class Memory {
         extensions: interop.forVersion(version),
         learningWindow: () => this.learningWindow(),
         ownFiles,
+        projectOf: (session) => this.projects.of(session.directory, session.project),
         onDiscovered: (listing, signal) => {
           if (this.disposed) return
           this.rememberListing(listing)
@@ -535,8 +541,10 @@ export class Memory {
         .filter((session) => !session.parentId && !isHelperSession(session) && (session.updatedAt >= oldest || isKnown(session.id)))
         .map((session) => {
           const shown = !out.has(session.id) && !session.archived && session.updatedAt > (learnFrom(session.id) ?? Number.NEGATIVE_INFINITY)
-          const clean = shown ? sanitizeSession(session, []).session : undefined
-          return { id: session.id, title: clean?.title, directory: clean?.directory, createdAt: session.createdAt, updatedAt: session.updatedAt }
+          const input = shown ? sanitizeSession(session, []) : undefined
+          const found = input ? this.projects.of(session.directory, session.project) : undefined
+          const project = input && found ? { key: input.clean(found.key), name: input.clean(found.name) } : undefined
+          return { id: session.id, title: input?.session.title, directory: input?.session.directory, project, createdAt: session.createdAt, updatedAt: session.updatedAt }
         })
       sessions.remember(entries)
     } catch (error) {

@@ -1,5 +1,6 @@
 // Plugin options: one schema, Codex's names, defaults and clamps. Bad input never throws:
 // each problem becomes a warning (kept for `memory_inspect`) and the default is used instead.
+import path from "node:path"
 import type { ModelRef } from "./host.js"
 import { z, type Infer } from "./util/zod.js"
 
@@ -20,6 +21,8 @@ type IntegerOption = keyof typeof INTEGER_OPTIONS
 
 /** A longer allowlist is a mistake rather than a choice; the import caps its work anyway. */
 const MAX_CLAUDE_PROJECTS = 256
+/** Folder-to-project mappings: a handful is the use; many hundreds would be walked on every record. */
+const MAX_PROJECT_NAMES = 256
 
 const modelId = z.string().regex(/^[^/\s]+\/\S+$/, 'expected "provider/model"')
 
@@ -57,6 +60,10 @@ const schema = z
     version: z.enum(["v1", "v2"]),
     dual_write: z.boolean(),
     home: z.string().min(1),
+    /** Folder -> project name: every session in that folder or below is that project (the longest folder wins). */
+    project_names: z
+      .record(z.string().min(1), z.string().trim().min(1).max(200))
+      .refine((value) => Object.keys(value).length <= MAX_PROJECT_NAMES, `at most ${MAX_PROJECT_NAMES} folders`),
   })
   .partial()
 
@@ -82,6 +89,8 @@ export interface MemoryOptions {
   version: "v1" | "v2"
   dual_write: boolean
   home: string | undefined
+  /** Folder (absolute, or starting with `~/`) -> project name. */
+  project_names: Readonly<Record<string, string>>
 }
 
 export interface ParsedOptions {
@@ -111,6 +120,7 @@ export const DEFAULT_OPTIONS: MemoryOptions = Object.freeze({
   version: "v1",
   dual_write: false,
   home: undefined,
+  project_names: Object.freeze({}),
 })
 
 export function parseOptions(input: unknown): ParsedOptions {
@@ -135,6 +145,7 @@ export function parseOptions(input: unknown): ParsedOptions {
     },
   }
   if (!options.checkpoint.enabled && raw.checkpoint?.mode) warnings.push('option "checkpoint.mode" is set but checkpoint.enabled is false; it is not used')
+  options.project_names = projectNames(raw.project_names, warnings)
   warnings.push(...interopWarnings(options))
   for (const key of Object.keys(INTEGER_OPTIONS) as IntegerOption[]) {
     options[key] = clampInteger(key, raw[key], warnings)
@@ -195,6 +206,16 @@ function interopWarnings(options: MemoryOptions): string[] {
   if (!claude.enabled && (claude.claude_home || claude.projects)) warnings.push('option "claude_import": claude_home or projects is set but enabled is false; nothing is imported')
   if (claude.projects && claude.projects.length === 0) warnings.push('option "claude_import.projects" is empty: no project is imported')
   return warnings
+}
+
+/** The mappings whose folder means the same wherever OpenCode runs: absolute, or under the home folder. */
+function projectNames(value: Record<string, string> | undefined, warnings: string[]): Readonly<Record<string, string>> {
+  const kept: Record<string, string> = {}
+  for (const [folder, name] of Object.entries(value ?? {})) {
+    if (path.isAbsolute(folder) || folder === "~" || folder.startsWith("~/")) kept[folder] = name
+    else warnings.push(`option "project_names": the folder "${folder}" must be absolute or start with ~/; ignored`)
+  }
+  return kept
 }
 
 function clampInteger(key: IntegerOption, value: number | undefined, warnings: string[]): number {

@@ -21,6 +21,15 @@ describe("parseOptions", () => {
     })
   })
 
+  it("keeps project mappings whose folder is absolute or under ~/, and says which it ignored and why", () => {
+    const { options, warnings } = parseOptions({ project_names: { "/work/acme": " acme ", "~/src/tools": "tools", "src/app": "app", "/work/blank": " " } })
+    expect(options.project_names).toEqual({ "/work/acme": "acme", "~/src/tools": "tools" })
+    expect(warnings).toEqual([
+      'option "project_names./work/blank": Too small: expected string to have >=1 characters; using the default',
+      'option "project_names": the folder "src/app" must be absolute or start with ~/; ignored',
+    ])
+  })
+
   it("accepts every documented option", () => {
     const input = {
       generate_memories: false,
@@ -42,6 +51,7 @@ describe("parseOptions", () => {
       version: "v2",
       dual_write: true,
       home: "/data/memory",
+      project_names: { "/work/acme": "acme", "~/src/tools": "tools" },
     }
     const { options, warnings } = parseOptions(input)
     expect(warnings).toEqual([])

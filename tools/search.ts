@@ -19,6 +19,7 @@ export function searchTool(backendFor: (sessionId: string) => LocalMemoryBackend
       normalized: z.boolean().optional(),
       since: z.string().optional().describe("ISO date"),
       until: z.string().optional().describe("ISO date"),
+      project: z.string().optional(),
       max_results: z.number().int().min(1).max(SEARCH_MAX_RESULTS).optional(),
     },
     async execute(args, call) {

@@ -67,6 +67,11 @@ export interface SearchRequest {
   until?: string
   /** Default and max 200. */
   max_results?: number
+  /**
+   * A project's name, the last part of it, or its key: only rollout summaries whose header names
+   * that project are searched (and, in the CLI, records made in it).
+   */
+  project?: string
 }
 
 export interface SearchMatch {

@@ -6,11 +6,14 @@ import { planSearch } from "./search.js"
 import { transformText } from "./search-cache.js"
 import { lineStarts, lineText } from "./search-lines.js"
 import { findSpans } from "./search-match.js"
+import { projectMatches } from "./project-filter.js"
 
 export interface PendingRecord {
   sessionId: string
   rawMemory: string
   rolloutSummary: string
+  /** The project it was made in, for the request's project filter. */
+  project?: { key: string | null; name: string | null }
 }
 
 export interface PendingMatch {
@@ -28,6 +31,7 @@ export function searchRecords(records: readonly PendingRecord[], request: Search
   const plan = planSearch(request)
   const matches: PendingMatch[] = []
   for (const record of records) {
+    if (plan.project && !projectMatches(plan.project, record.project ?? {})) continue
     for (const field of ["rollout_summary", "raw_memory"] as const) {
       const original = field === "raw_memory" ? record.rawMemory : record.rolloutSummary
       const variant = transformText(original, plan.variant)

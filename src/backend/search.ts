@@ -23,6 +23,10 @@ import { lineText } from "./search-lines.js"
 import { findSpans, type LineSpan, type Needle } from "./search-match.js"
 import type { Candidate, FolderCache } from "./search-walk.js"
 import { inRange, nameTimestamp, parseTimeRange, type TimeRange } from "./timestamps.js"
+import { headerProject, projectFilter, projectMatches } from "./project-filter.js"
+
+/** The folder of per-session rollout summaries, the files whose header may name a project. */
+const ROLLOUT_SUMMARIES = "rollout_summaries"
 
 export const SEARCH_MAX_RESULTS = 200
 export const SEARCH_MAX_CONTEXT_LINES = 10
@@ -46,6 +50,8 @@ export interface SearchPlan {
   contextLines: number
   maxResults: number
   range: TimeRange | undefined
+  /** Lowercased; set: only rollout summaries naming this project (project-filter.ts). */
+  project: string | undefined
   /** Identifies the ordered match list, for cursors. */
   fingerprint: string
 }
@@ -67,6 +73,12 @@ export function planSearch(request: SearchRequest): SearchPlan {
   const scope = request.path ?? ""
   const normalizedScope = splitRelative(scope).join("/")
   const range = parseTimeRange(request.since, request.until)
+  let project: string | undefined
+  try {
+    project = projectFilter(request.project)
+  } catch (error) {
+    throw new MemoryError("invalid_argument", `${(error as Error).message}; pass a project's name, such as "github.com/acme/app" or "app".`)
+  }
   return {
     queries,
     needles,
@@ -77,7 +89,8 @@ export function planSearch(request: SearchRequest): SearchPlan {
     contextLines: wholeNumber(request.context_lines, "context_lines", { min: 0, max: SEARCH_MAX_CONTEXT_LINES, fallback: 0 }),
     maxResults: wholeNumber(request.max_results, "max_results", { min: 1, max: SEARCH_MAX_RESULTS, fallback: SEARCH_MAX_RESULTS }),
     range,
-    fingerprint: fingerprintOf([queries, variant, mode, lineCount, normalizedScope, range?.from ?? null, range?.to ?? null]),
+    project,
+    fingerprint: fingerprintOf([queries, variant, mode, lineCount, normalizedScope, range?.from ?? null, range?.to ?? null, ...(project ? [project] : [])]),
   }
 }
 
@@ -102,6 +115,8 @@ export function searchMemory(root: string, caches: SearchCaches, request: Search
     throw new MemoryError("invalid_argument", `"${scope.relative}" is neither a file nor a folder; pass a file or folder path, or omit path to search everything.`)
   }
   if (plan.range) files = files.filter((file) => inTimeRange(file.relative, plan.range!))
+  // Only rollout summaries name a project (in their header), so only they can match a project filter.
+  if (plan.project) files = files.filter((file) => file.relative.startsWith(`${ROLLOUT_SUMMARIES}/`))
 
   const found: Found[] = []
   let scanned = 0
@@ -110,6 +125,7 @@ export function searchMemory(root: string, caches: SearchCaches, request: Search
     const loaded = loadFile(caches.files, file)
     const variant = loaded && caches.files.variant(loaded, plan.variant)
     if (!loaded?.original || !variant) continue
+    if (plan.project && !projectMatches(plan.project, headerProject(loaded.original.text))) continue
     scanned++
     const needles = loaded.kept ? possibleNeedles(variant, plan) : plan.needles
     if (!needles) continue

@@ -179,7 +179,8 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
   inspect(): InspectReport {
     const { catalog, pipelines, paths } = this.deps
     const now = this.deps.now()
-    const waiting = catalog.store ? waitingToGoIdle(this.sessions(this.deps.options.version), now) : []
+    const sessions = catalog.store ? this.sessions(this.deps.options.version) : []
+    const waiting = waitingToGoIdle(sessions, now)
     const snapshot: InspectSnapshot = {
       now,
       home: { path: paths.home, source: paths.homeSource },
@@ -202,11 +203,25 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       ...optional("keptOut", catalog.store?.keptOut()),
       ...optional("resetEpoch", catalog.settings?.resetEpoch()),
       ...(catalog.store ? { idleWaiting: { count: waiting.length, next: waiting.slice(0, 3).map((s) => ({ sessionId: s.sessionId, title: s.title, eligibleAt: s.eligibleAt! })) } } : {}),
+      ...(catalog.store ? { projects: projectSummary(sessions, pipelines.get(this.deps.options.version)?.store()?.projectCounts() ?? []) } : {}),
       ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
     }
     const { options, ...rest } = snapshot
     return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }
   }
+}
+
+/** Sessions and records per project, the most of both first. */
+function projectSummary(sessions: readonly SessionListing[], records: ReadonlyArray<{ key: string; name: string; records: number }>): Array<{ key: string; name: string; sessions: number; records: number }> {
+  const projects = new Map<string, { key: string; name: string; sessions: number; records: number }>()
+  for (const s of sessions) {
+    if (!s.project) continue
+    const entry = projects.get(s.project.key) ?? { ...s.project, sessions: 0, records: 0 }
+    entry.sessions++
+    projects.set(s.project.key, entry)
+  }
+  for (const r of records) projects.set(r.key, { ...(projects.get(r.key) ?? { key: r.key, name: r.name, sessions: 0 }), records: r.records })
+  return [...projects.values()].sort((a, b) => b.sessions + b.records - (a.sessions + a.records) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 /** `{ [key]: value }` when there is a value, else nothing (the snapshot's optional fields). */

@@ -78,6 +78,8 @@ export interface InspectSnapshot {
   recovery?: Recovery
   /** Listed sessions not idle long enough yet, and the soonest few with when each becomes eligible. */
   idleWaiting?: { count: number; next: ReadonlyArray<{ sessionId: string; title: string | undefined; eligibleAt: number }> }
+  /** The projects memory knows, most active first: listed sessions and the selected version's records in each. */
+  projects?: ReadonlyArray<{ key: string; name: string; sessions: number; records: number }>
 }
 
 export interface Recovery {
@@ -218,10 +220,22 @@ function atAGlance(s: InspectSnapshot): string[] {
   return [
     "## At a glance",
     `holds: ${holds.join("; ") || "nothing"}`,
+    ...projectsLine(s),
     `waiting: ${waiting.length ? waiting.join("; ") : "no record or forgetting"}${s.hold ? ` (learning held: ${s.hold})` : ""}; a session is learned once idle ${idle} ${idle === 1 ? "hour" : "hours"}`,
     `learning cost today (UTC): ${cost}`,
   ]
 }
+
+/** The projects with the most sessions and records, a handful: `sessions` lists every one. */
+function projectsLine(s: InspectSnapshot): string[] {
+  const projects = s.projects ?? []
+  if (!projects.length) return []
+  const shown = projects.slice(0, PROJECTS_SHOWN).map((p) => `${p.name} (${plural(p.sessions, "session")}, ${plural(p.records, "record")})`)
+  const more = projects.length > PROJECTS_SHOWN ? `, and ${projects.length - PROJECTS_SHOWN} more` : ""
+  return [`projects: ${shown.join(", ")}${more}`]
+}
+
+const PROJECTS_SHOWN = 6
 
 /**
  * When the next consolidation may run: after the cooldown since the last one that took in new

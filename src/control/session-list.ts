@@ -29,8 +29,10 @@ export type SessionState =
 export interface SessionListing {
   sessionId: string
   title: string | undefined
-  /** The folder it ran in (the project hint). */
+  /** The folder it ran in. */
   directory: string | undefined
+  /** The project that folder belongs to (the routing hint), when the catalog has it. */
+  project: { key: string; name: string } | undefined
   mode: MemoryMode
   state: SessionState
   /** Last activity OpenCode reported, when the catalog has it. */
@@ -68,6 +70,7 @@ function describeSession(id: string, row: CatalogRow | undefined, input: Session
     sessionId: id,
     title: row?.title ?? undefined,
     directory: row?.directory ?? undefined,
+    project: row?.project_key && row.project_name ? { key: row.project_key, name: row.project_name } : undefined,
     mode,
     updatedAt,
     records: trace?.records ?? 0,

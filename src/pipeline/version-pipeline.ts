@@ -11,7 +11,7 @@ import os from "node:os"
 import path from "node:path"
 import type { Diagnostics } from "../diagnostics.js"
 import { errorMessage } from "../diagnostics.js"
-import type { Host, ModelRef, SessionListing } from "../host.js"
+import type { Host, HostSession, ModelRef, SessionListing } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import { LocalMemoryBackend } from "../backend/local-backend.js"
 import { ReadPath } from "../read/read-path.js"
@@ -28,6 +28,7 @@ import type { RateLimitBreaker } from "../write/helpers/breaker.js"
 import { Phase1 } from "../write/phase1/phase1.js"
 import { Phase2 } from "../write/phase2/phase2.js"
 import type { OwnFiles } from "../write/transcript/own-output.js"
+import type { ProjectIdentity } from "../write/phase1/project-identity.js"
 import type { WorkspaceExtension } from "../write/phase2/workspace-extension.js"
 import { snapshotFile } from "../write/phase2/run-snapshot.js"
 import { renderWorkspaceDiff } from "../write/phase2/workspace-diff.js"
@@ -70,6 +71,8 @@ export interface PipelineDeps {
   learningWindow?: () => (sessionId: string) => number | undefined
   /** Memory's own files: transcripts leave out tool calls that read them. */
   ownFiles?: OwnFiles
+  /** The project a session belongs to, stored with its records. */
+  projectOf?: (session: HostSession) => ProjectIdentity | undefined
   /** Each fresh listing phase 1 makes, for reconciliation. */
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
   /** Reconciliation before a consolidation chooses its inputs. */
@@ -139,6 +142,7 @@ export class VersionPipeline {
       ...common,
       ...(deps.learningWindow ? { learningWindow: deps.learningWindow } : {}),
       ...(deps.ownFiles ? { ownFiles: deps.ownFiles } : {}),
+      ...(deps.projectOf ? { projectOf: deps.projectOf } : {}),
       ...(deps.onDiscovered ? { onDiscovered: deps.onDiscovered } : {}),
       strategy: spec.extraction,
       jobs: () => this.tables?.stage1,

@@ -259,6 +259,22 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       CREATE INDEX session_catalog_by_activity ON session_catalog (updated_at DESC, session_id DESC);
     `,
   },
+  {
+    version: 12,
+    name: "record projects",
+    sql: `
+      -- The project the session's folder belongs to when the record was made
+      -- (src/write/phase1/project-identity.ts): a stable key (a repository's common git folder,
+      -- the host's own identity, a mapping, or the folder) and a name people read, both cleaned
+      -- like the folder. NULL: no project (home, temp, memory folders) or recorded before this.
+      ALTER TABLE stage1_outputs ADD COLUMN project_key TEXT;
+      ALTER TABLE stage1_outputs ADD COLUMN project_name TEXT;
+      -- The same for listed sessions, for \`sessions\` and \`status\` to group by; hidden with the
+      -- title and folder.
+      ALTER TABLE session_catalog ADD COLUMN project_key TEXT;
+      ALTER TABLE session_catalog ADD COLUMN project_name TEXT;
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */
@@ -331,6 +347,15 @@ export const V2_MIGRATIONS: readonly Migration[] = Object.freeze([
     sql: `
       -- As in memory.db's migration 10.
       ALTER TABLE stage1_outputs ADD COLUMN git_branch TEXT;
+    `,
+  },
+  {
+    version: 5,
+    name: "V2 record projects",
+    sql: `
+      -- As in memory.db's migration 12.
+      ALTER TABLE stage1_outputs ADD COLUMN project_key TEXT;
+      ALTER TABLE stage1_outputs ADD COLUMN project_name TEXT;
     `,
   },
 ])

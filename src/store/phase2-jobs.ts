@@ -43,6 +43,9 @@ export interface Phase2Input {
   cwd: string | null
   /** The session folder's git branch when the record was made, or null. */
   gitBranch: string | null
+  /** The project the record was made in (key and name), or null: none, or recorded before projects. */
+  projectKey: string | null
+  projectName: string | null
   usageCount: number
   lastUsage: number | null
   generatedAt: number
@@ -73,6 +76,8 @@ interface OutputRow {
   rollout_slug: string | null
   cwd: string | null
   git_branch: string | null
+  project_key: string | null
+  project_name: string | null
   usage_count: number
   last_usage: number | null
   generated_at: number
@@ -192,7 +197,7 @@ export class Phase2Jobs {
                        OVER (ORDER BY rank ROWS UNBOUNDED PRECEDING) AS running_bytes
            FROM (
              SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd, o.git_branch,
-                    o.usage_count, o.last_usage, o.generated_at,
+                    o.project_key, o.project_name, o.usage_count, o.last_usage, o.generated_at,
                     ROW_NUMBER() OVER (ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC) AS rank
              FROM stage1_outputs AS o
              WHERE ${sessionOfColumn("o.session_id")} NOT IN (SELECT value FROM json_each($excluded))
@@ -225,6 +230,8 @@ export class Phase2Jobs {
         slug: row.rollout_slug,
         cwd: row.cwd,
         gitBranch: row.git_branch,
+        projectKey: row.project_key,
+        projectName: row.project_name,
         usageCount: Number(row.usage_count),
         lastUsage: row.last_usage === null ? null : Number(row.last_usage),
         generatedAt: Number(row.generated_at),

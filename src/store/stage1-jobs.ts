@@ -41,6 +41,8 @@ export interface Stage1Output {
   host?: string
   /** The branch the session's folder had checked out (gitBranch), cleaned; absent outside a repository. */
   gitBranch?: string
+  /** The project the session's folder belongs to (project-identity.ts), cleaned; absent when none. */
+  project?: { key: string; name: string }
 }
 
 interface JobState {
@@ -164,16 +166,28 @@ export class Stage1Jobs {
       if (watermark === undefined) return false
       this.db
         .prepare(
-          `INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at, host, git_branch)
-           VALUES ($id, $watermark, $raw, $summary, $slug, $cwd, $now, $host, $branch)
+          `INSERT INTO stage1_outputs (session_id, source_updated_at, raw_memory, rollout_summary, rollout_slug, cwd, generated_at, host, git_branch, project_key, project_name)
+           VALUES ($id, $watermark, $raw, $summary, $slug, $cwd, $now, $host, $branch, $projectKey, $projectName)
            ON CONFLICT (session_id) DO UPDATE SET
              source_updated_at = excluded.source_updated_at, raw_memory = excluded.raw_memory,
              rollout_summary = excluded.rollout_summary, rollout_slug = excluded.rollout_slug,
              cwd = excluded.cwd, generated_at = excluded.generated_at, host = excluded.host,
-             git_branch = excluded.git_branch
+             git_branch = excluded.git_branch, project_key = excluded.project_key, project_name = excluded.project_name
            WHERE excluded.source_updated_at >= stage1_outputs.source_updated_at`,
         )
-        .run({ id: sessionId, watermark, raw: output.rawMemory, summary: output.rolloutSummary, slug: output.slug, cwd: output.cwd, now, host: output.host ?? null, branch: output.gitBranch ?? null })
+        .run({
+          id: sessionId,
+          watermark,
+          raw: output.rawMemory,
+          summary: output.rolloutSummary,
+          slug: output.slug,
+          cwd: output.cwd,
+          now,
+          host: output.host ?? null,
+          branch: output.gitBranch ?? null,
+          projectKey: output.project?.key ?? null,
+          projectName: output.project?.name ?? null,
+        })
       // A closed segment's record covers what the session's open-segment record, taken before the
       // compaction, had learned from part of it: that older record goes, so nothing counts twice.
       const session = sessionOfKey(sessionId)

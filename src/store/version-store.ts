@@ -43,6 +43,9 @@ export interface RecordRow {
   rollout_summary: string
   rollout_slug: string | null
   cwd: string | null
+  /** Null: no project, or recorded before projects were (migrations 12 and V2's 5). */
+  project_key: string | null
+  project_name: string | null
   generated_at: number
   usage_count: number
   last_usage: number | null
@@ -116,6 +119,17 @@ export class VersionStore {
     return this.db
       .prepare("SELECT * FROM stage1_outputs WHERE selected_for_phase2 = 0 OR selected_for_phase2_source_updated_at IS NOT source_updated_at ORDER BY source_updated_at DESC, session_id DESC")
       .all<RecordRow>()
+  }
+
+  /** Records per project, most first (records outside any project are not counted). */
+  projectCounts(): Array<{ key: string; name: string; records: number }> {
+    return this.db
+      .prepare(
+        `SELECT project_key AS key, MAX(project_name) AS name, COUNT(*) AS records FROM stage1_outputs
+         WHERE project_key IS NOT NULL AND project_name IS NOT NULL GROUP BY project_key ORDER BY records DESC, key`,
+      )
+      .all<{ key: string; name: string; records: number }>()
+      .map((row) => ({ key: row.key, name: row.name, records: Number(row.records) }))
   }
 
   /** A session's records: its own and those of the segments its compactions closed. */

@@ -81,6 +81,8 @@ export interface V2SessionInfo {
   parentID?: string
   title?: string
   location?: { directory: string; workspaceID?: string }
+  /** The project OpenCode keys the folder under: one for a repository's subfolders and worktrees (packages/schema session.ts). */
+  projectID?: string
   time?: { created?: number; updated?: number }
 }
 

@@ -211,7 +211,7 @@ function toV2Model(model: ModelRef, variant: string | undefined) {
 }
 
 function toHostSession(raw: unknown): HostSession[] {
-  const session = raw as { id?: unknown; parentID?: unknown; title?: unknown; location?: { directory?: unknown }; time?: { created?: unknown; updated?: unknown } }
+  const session = raw as { id?: unknown; parentID?: unknown; title?: unknown; location?: { directory?: unknown }; projectID?: unknown; time?: { created?: unknown; updated?: unknown } }
   if (typeof session?.id !== "string" || (typeof session.parentID === "string" && session.parentID)) return []
   const created = typeof session.time?.created === "number" ? session.time.created : 0
   return [
@@ -221,6 +221,7 @@ function toHostSession(raw: unknown): HostSession[] {
       directory: typeof session.location?.directory === "string" ? session.location.directory : "",
       createdAt: created,
       updatedAt: typeof session.time?.updated === "number" ? session.time.updated : created,
+      ...(typeof session.projectID === "string" && session.projectID ? { project: { key: session.projectID } } : {}),
     },
   ]
 }

@@ -157,6 +157,49 @@ describe("reading memory", () => {
     expect(await inHome("search", "x", "--path", "../etc")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
   })
 
+  it("search --project keeps the rollout summaries and records made in that project, by name, last part or key", async () => {
+    const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
+    const jobs = new Stage1Jobs(db, () => NOW)
+    const claim = jobs.claim({ sessionId: "ses_gamma", updatedAt: NOW - 100 }, { workerId: "w", maxRunning: 9 })
+    if (claim.type !== "claimed") throw new Error(claim.type)
+    jobs.succeed("ses_gamma", claim.token, { rawMemory: "- the vpn is for acme", rolloutSummary: "Learned: the vpn.", slug: "s", cwd: "/src/app/web", project: { key: "git:/src/app/.git", name: "github.com/acme/app" } })
+    db.close()
+    const summaries = path.join(home, "memories", "rollout_summaries")
+    fs.mkdirSync(summaries)
+    fs.writeFileSync(path.join(summaries, "2026-11-30T10-00-00-aaaa-app.md"), "session_id: ses_old\ncwd: /src/app\nproject: github.com/acme/app\nproject_key: git:/src/app/.git\n\nThe vpn runs on the build box.\n")
+    fs.writeFileSync(path.join(summaries, "2026-11-30T11-00-00-bbbb-other.md"), "session_id: ses_other\ncwd: /src/other\nproject: other\nproject_key: dir:/src/other\n\nNo vpn here.\n")
+    for (const project of ["github.com/acme/app", "APP", "git:/src/app/.git"]) {
+      const ran = await inHome("search", "vpn", "--project", project)
+      expect(ran.code, ran.stderr).toBe(0)
+      expect((ran.json.matches as Array<{ path: string }>).map((m) => m.path)).toEqual(["rollout_summaries/2026-11-30T10-00-00-aaaa-app.md"])
+      expect((ran.json.unconsolidated as Array<{ session_id: string }>).map((m) => m.session_id)).toEqual(["ses_gamma", "ses_gamma"])
+    }
+    // Without the filter: every file and record that says it.
+    const all = await inHome("search", "vpn")
+    expect((all.json.matches as unknown[]).length).toBe(2)
+    expect((all.json.unconsolidated as Array<{ session_id: string }>).map((m) => m.session_id).sort()).toEqual(["ses_beta", "ses_beta", "ses_gamma", "ses_gamma"])
+    expect((await inHome("search", "vpn", "--project", "nothing-like-it")).json).toMatchObject({ matches: [], unconsolidated: [] })
+  })
+
+  it("sessions groups by project, showing each session's folder where a project spans several", async () => {
+    const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
+    const app = { key: "git:/src/app/.git", name: "github.com/acme/app" }
+    new SessionCatalog(db, () => NOW).remember([
+      { id: "ses_main", title: "Main", directory: "/src/app", project: app, createdAt: NOW - 9_000_000, updatedAt: NOW - 8_000_000 },
+      { id: "ses_wt", title: "Worktree", directory: "/src/app-wt/feature", project: app, createdAt: NOW - 9_000_000, updatedAt: NOW - 7_000_000 },
+      { id: "ses_loose", title: "Loose", directory: "/src/loose", createdAt: NOW - 9_000_000, updatedAt: NOW - 6_000_000 },
+    ])
+    db.close()
+    const ran = await inHome("sessions")
+    const byId = Object.fromEntries((ran.json.sessions as Array<{ session_id: string }>).map((s) => [s.session_id, s]))
+    expect(byId.ses_wt).toMatchObject({ project: app, folder: "/src/app-wt/feature" })
+    expect(byId.ses_loose).toMatchObject({ project: null, folder: "/src/loose" })
+    const text = (await inHome("sessions", "--text")).stdout
+    expect(text).toContain(`## github.com/acme/app\n- ses_wt waiting, eligible ${new Date(NOW - 7_000_000 + 6 * 3_600_000).toISOString()} "Worktree" in /src/app-wt/feature\n- ses_main`)
+    expect(text).toContain('## /src/loose (no project)\n- ses_loose')
+    expect((await inHome("status", "--text")).stdout).toContain("projects: github.com/acme/app (2 sessions, 0 records)")
+  })
+
   it("sessions lists every session memory knows with its folder, title, state and when it becomes eligible", async () => {
     const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
     const catalog = new SessionCatalog(db, () => NOW)

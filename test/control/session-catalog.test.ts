@@ -4,6 +4,7 @@
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { execFileSync } from "node:child_process"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { Memory } from "../../src/memory.js"
 import { FakeHost } from "../fakes/host.js"
@@ -14,8 +15,8 @@ let home: string
 let host: FakeHost
 const memories: Memory[] = []
 
-async function start(): Promise<Memory> {
-  const memory = new Memory({ home }, { host, env: {}, homedir: home, now: () => clock })
+async function start(options: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<Memory> {
+  const memory = new Memory({ home, ...options }, { host, env, homedir: home, now: () => clock })
   memories.push(memory)
   await memory.start()
   return memory
@@ -48,6 +49,38 @@ describe("the session catalog", () => {
     expect(listed.ses_a!.title).toMatch(/^Rotate .* today$/)
     // Waiting: listed in inspect with the time it becomes eligible.
     expect(memory.controls.inspect().text).toContain(`1 session to go idle (eligible: ${JSON.stringify(listed.ses_a!.title)} at ${new Date(clock + 5 * HOUR).toISOString()})`)
+  })
+
+  it("keeps each session's project, one for a repository and its subfolder, and inspect counts sessions by project", async () => {
+    // Outside the memory home and the temp folder as this instance sees it (TMPDIR), so they are projects.
+    const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ocm-catalog-work-")))
+    try {
+      const app = path.join(work, "app")
+      fs.mkdirSync(path.join(app, "web"), { recursive: true })
+      execFileSync("git", ["init", "-q"], { cwd: app })
+      execFileSync("git", ["remote", "add", "origin", "git@github.com:acme/app.git"], { cwd: app })
+      host.addSession({ id: "ses_a", title: "a", directory: app, updatedAt: clock - HOUR })
+      host.addSession({ id: "ses_b", title: "b", directory: path.join(app, "web"), updatedAt: clock - 2 * HOUR })
+      host.addSession({ id: "ses_c", title: "c", directory: path.join(work, "notes"), updatedAt: clock - 3 * HOUR })
+      host.addSession({ id: "ses_t", title: "t", directory: path.join(work, "tmp", "agent"), updatedAt: clock - 3 * HOUR })
+      const memory = await start({ project_names: { [path.join(work, "notes")]: "Notes" } }, { TMPDIR: path.join(work, "tmp") })
+      await memory.pipeline("v1").phase1!.pass()
+      const listed = rows(memory)
+      const key = `git:${path.join(app, ".git")}`
+      expect([listed.ses_a, listed.ses_b, listed.ses_c, listed.ses_t].map((row) => [row!.project_key, row!.project_name])).toEqual([
+        [key, "github.com/acme/app"],
+        [key, "github.com/acme/app"],
+        ["map:Notes", "Notes"],
+        [null, null],
+      ])
+      expect(memory.controls.sessions("v1").find((s) => s.sessionId === "ses_b")?.project).toEqual({ key, name: "github.com/acme/app" })
+      expect(memory.controls.inspect().text).toContain("projects: github.com/acme/app (2 sessions, 0 records), Notes (1 session, 0 records)")
+      // Kept out: its project goes with its title and folder.
+      await memory.controls.setMode("ses_a", "disabled")
+      expect(rows(memory).ses_a).toMatchObject({ title: null, directory: null, project_key: null, project_name: null })
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true })
+    }
   })
 
   it("writes nothing for a listing that changed nothing, and the change when one did", async () => {

@@ -111,6 +111,12 @@ export interface FakeVariant {
   ignoresCompactionResult?: boolean
   /** Agents the user's config declares: they run, but an agent transform's list() leaves them out. */
   configAgents?: readonly string[]
+  /**
+   * The project id a session in a folder gets (packages/core project.ts: a repository's remote hash
+   * or root commit, shared by its subfolders and worktrees). Default "global", what releases before
+   * per-folder ids gave a folder outside any repository.
+   */
+  projectIdOf?: (directory: string) => string
 }
 
 /** What the fake recorded about one request it sent the model. */
@@ -142,7 +148,12 @@ export class FakeOpenCode2 {
 
   constructor(options: { model?: ScriptedModel } & FakeVariant = {}) {
     this.model = options.model ?? new ScriptedModel()
-    this.variant = { sessionRemove: options.sessionRemove ?? false, ignoresCompactionResult: options.ignoresCompactionResult ?? false, configAgents: options.configAgents ?? [] }
+    this.variant = {
+      sessionRemove: options.sessionRemove ?? false,
+      ignoresCompactionResult: options.ignoresCompactionResult ?? false,
+      configAgents: options.configAgents ?? [],
+      projectIdOf: options.projectIdOf ?? (() => "global"),
+    }
   }
 
   /** OpenCode 2's loader: only a default `{ id, setup | effect }` is a plugin. */
@@ -568,6 +579,7 @@ export class FakeOpenCode2 {
       id: this.id("ses"),
       title: input.title ?? "New session",
       location: { directory },
+      projectID: this.variant.projectIdOf!(directory),
       time: { created: now, updated: now },
       ...(input.agent ? { agent: input.agent } : {}),
       ...(input.metadata ? { metadata: input.metadata } : {}),

@@ -607,6 +607,8 @@ export const phase2Cases: Phase2Case[] = [
         slug: "slug",
         cwd: "/work/app",
         gitBranch: null,
+        projectKey: null,
+        projectName: null,
         usageCount: 5,
         lastUsage: START - 10 * DAY,
         generatedAt: START - 20 * DAY,

@@ -208,6 +208,22 @@ export const stage1Cases: Stage1Case[] = [
     }),
   },
   {
+    name: "a record keeps the project it was made in, phase 2 reads it, and a newer record without one clears it",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      const projectOf = () => jobs.db.prepare("SELECT project_key, project_name FROM stage1_outputs WHERE session_id = 'ses_a'").get<{ project_key: string | null; project_name: string | null }>()
+      const first = claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS))
+      assert.equal(jobs.succeed("ses_a", first.token, { ...OUTPUT, project: { key: "git:/src/app/.git", name: "github.com/acme/app" } }), true)
+      assert.deepEqual({ ...projectOf() }, { project_key: "git:/src/app/.git", project_name: "github.com/acme/app" })
+      const inputs = new Phase2Jobs(jobs.db, () => clock.now).selectInputs(10, 3650)
+      assert.deepEqual(inputs.map((input) => [input.sessionId, input.projectKey, input.projectName]), [["ses_a", "git:/src/app/.git", "github.com/acme/app"]])
+      clock.now += HOUR
+      const second = claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 900 }, OPTIONS))
+      assert.equal(jobs.succeed("ses_a", second.token, OUTPUT), true)
+      assert.deepEqual({ ...projectOf() }, { project_key: null, project_name: null })
+    }),
+  },
+  {
     name: "a session that changed after its last success is claimed again and its output replaced, keeping usage and selection",
     run: scenario(({ clock, connect }) => {
       const jobs = connect()

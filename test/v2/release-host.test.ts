@@ -47,6 +47,18 @@ describe("the OpenCode 2 host port on 2.0.x as released", () => {
     expect(setup.fake.sessionIds()).not.toContain(id)
   })
 
+  it("gives each listed session OpenCode's own project id, and none for \"global\"", async () => {
+    setup = v2Setup({ variant: { projectIdOf: (directory) => (directory.endsWith("loose") ? "global" : "prj_app") } })
+    const { host } = await hostOn(setup, true)
+    const inApp = await setup.fake.createSession(setup.projectDir, "in the app")
+    const loose = await setup.fake.createSession(`${setup.projectDir}-loose`, "outside")
+    const listing = await host.listRootSessions({ signal: AbortSignal.timeout(10_000) } as never)
+    const byId = new Map(listing.sessions.map((session) => [session.id, session]))
+    expect(byId.get(inApp)?.project).toEqual({ key: "prj_app" })
+    // Kept as given: the identity rules (project-identity.ts) are what set "global" aside.
+    expect(byId.get(loose)?.project).toEqual({ key: "global" })
+  })
+
   it("reads every root session and every message across pages of 200, following the cursor alone", async () => {
     setup = v2Setup()
     const { host } = await hostOn(setup, true)

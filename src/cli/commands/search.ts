@@ -12,12 +12,13 @@ const MODES: readonly MatchMode[] = ["any", "all_on_same_line", "all_within_line
 
 export const searchCommand: Command = {
   name: "search",
-  usage: "search QUERY [QUERY...] [--mode any|all_on_same_line|all_within_lines] [--lines N] [--path P] [--context N] [--case-sensitive] [--normalized] [--since ISO] [--until ISO] [--max N] [--cursor C] [--version v1|v2]",
+  usage: "search QUERY [QUERY...] [--mode any|all_on_same_line|all_within_lines] [--lines N] [--path P] [--project NAME] [--context N] [--case-sensitive] [--normalized] [--since ISO] [--until ISO] [--max N] [--cursor C] [--version v1|v2]",
   summary: "memory_search over the memory folder (same engine and modes), and over records not consolidated yet",
   flags: {
     mode: { type: "string" },
     lines: { type: "string" },
     path: { type: "string" },
+    project: { type: "string" },
     context: { type: "string" },
     "case-sensitive": { type: "boolean" },
     normalized: { type: "boolean" },
@@ -39,6 +40,7 @@ export const searchCommand: Command = {
         ...(mode ? { match_mode: mode } : {}),
         ...(v.lines !== undefined ? { line_count: intFlag(v.lines, "lines", 1, 1, 10_000) } : {}),
         ...(typeof v.path === "string" ? { path: v.path } : {}),
+        ...(typeof v.project === "string" ? { project: v.project } : {}),
         ...(v.context !== undefined ? { context_lines: intFlag(v.context, "context", 0, 0, 10) } : {}),
         ...(v["case-sensitive"] ? { case_sensitive: true } : {}),
         ...(v.normalized ? { normalized: true } : {}),
@@ -54,7 +56,12 @@ export const searchCommand: Command = {
         // What was extracted but not consolidated yet is not in the folder: searched beside it, on
         // the first page of a search of the whole folder.
         if (request.path === undefined && request.cursor === undefined) {
-          const records = (pipeline.store()?.unconsolidatedRecords() ?? []).map((row) => ({ sessionId: row.session_id, rawMemory: row.raw_memory, rolloutSummary: row.rollout_summary }))
+          const records = (pipeline.store()?.unconsolidatedRecords() ?? []).map((row) => ({
+            sessionId: row.session_id,
+            rawMemory: row.raw_memory,
+            rolloutSummary: row.rollout_summary,
+            project: { key: row.project_key, name: row.project_name },
+          }))
           pending = searchRecords(records, request)
         }
       } catch (error) {

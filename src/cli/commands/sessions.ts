@@ -1,5 +1,5 @@
-// sessions: every session memory knows, with its title, folder, mode, state in one memory version
-// and when it becomes eligible for learning. Read-only; the list comes from the session catalog
+// sessions: every session memory knows, with its title, project, folder, mode, state in one memory
+// version and when it becomes eligible for learning, grouped by project. Read-only; the list comes from the session catalog
 // the plugin keeps from OpenCode's listings, and from what each version holds.
 import type { SessionListing, SessionState } from "../../control/session-list.js"
 import { intFlag } from "../args.js"
@@ -15,7 +15,7 @@ const PAGE_MAX = 1_000
 export const sessionsCommand: Command = {
   name: "sessions",
   usage: "sessions [--state STATE] [--limit N] [--offset N] [--version v1|v2] [--home DIR] [--text]",
-  summary: "every session memory knows: title, folder, mode, state, and when it becomes eligible",
+  summary: "every session memory knows, by project: title, folder, mode, state, and when it becomes eligible",
   flags: { state: { type: "string" }, limit: { type: "string" }, offset: { type: "string" }, version: { type: "string" } },
   positionals: { min: 0, max: 0 },
   async run({ cli, args }) {
@@ -43,6 +43,7 @@ function sessionJson(s: SessionListing) {
   return {
     session_id: s.sessionId,
     title: s.title ?? null,
+    project: s.project ?? null,
     folder: s.directory ?? null,
     mode: s.mode,
     state: s.state,
@@ -53,18 +54,32 @@ function sessionJson(s: SessionListing) {
   }
 }
 
-/** One block per folder, a line per session: what a person scans for "when will this be learned". */
+/**
+ * One block per project (a repository's checkouts, worktrees and subfolders are one), a line per
+ * session: what a person scans for "when will this be learned". A session's folder is shown where
+ * its project spans more than one.
+ */
 export function renderSessions(sessions: readonly SessionListing[], counts: Partial<Record<SessionState, number>>, now: number, next: number | null): string {
   if (sessions.length === 0) return "no sessions known yet: the plugin lists OpenCode's sessions at its first learning pass"
-  const byFolder = new Map<string, SessionListing[]>()
+  const groups = new Map<string, { name: string; sessions: SessionListing[] }>()
   for (const s of sessions) {
-    const folder = s.directory ?? "(folder not kept)"
-    byFolder.set(folder, [...(byFolder.get(folder) ?? []), s])
+    const key = s.project?.key ?? (s.directory === undefined ? "" : `folder:${s.directory}`)
+    const name = s.project?.name ?? (s.directory === undefined ? "(project not kept)" : `${s.directory} (no project)`)
+    const group = groups.get(key) ?? { name, sessions: [] }
+    group.sessions.push(s)
+    groups.set(key, group)
   }
+  // Two projects of one name (two checkouts without a remote) are told apart by their key.
+  const names = new Map<string, number>()
+  for (const group of groups.values()) names.set(group.name, (names.get(group.name) ?? 0) + 1)
   const lines = [Object.entries(counts).map(([state, n]) => `${n} ${state.replace("_", " ")}`).join(", ")]
-  for (const [folder, group] of byFolder) {
-    lines.push("", `## ${folder}`)
-    for (const s of group) lines.push(`- ${s.sessionId} ${describe(s, now)}${s.title ? ` ${JSON.stringify(s.title)}` : ""}`)
+  for (const [key, group] of groups) {
+    lines.push("", `## ${group.name}${(names.get(group.name) ?? 0) > 1 && key ? ` (${key})` : ""}`)
+    const folders = new Set(group.sessions.map((s) => s.directory))
+    for (const s of group.sessions) {
+      const folder = folders.size > 1 && s.directory ? ` in ${s.directory}` : ""
+      lines.push(`- ${s.sessionId} ${describe(s, now)}${s.title ? ` ${JSON.stringify(s.title)}` : ""}${folder}`)
+    }
   }
   if (next !== null) lines.push("", `(more: --offset ${next})`)
   return lines.join("\n")

@@ -7,7 +7,7 @@ import { redact, redactText } from "../../redact/redact.js"
 import { loadTemplate, renderTemplate } from "../../util/templates.js"
 import { z } from "../../util/zod.js"
 import { capBytes, ROLLOUT_SUMMARY_MAX_BYTES } from "../../store/record-caps.js"
-import { SINGLE_PROMPT_REMINDER, answerValue, cleanSlug, describeIssues, findEcho, templateEchoes, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
+import { SINGLE_PROMPT_REMINDER, answerValue, cleanSlug, describeIssues, findEcho, oneLine, templateEchoes, type ExtractionResult, type ExtractionTemplates } from "./extract.js"
 
 /** Codex's V2 summary cap: a summary is cut to this many UTF-8 bytes, marker included. */
 export const V2_SUMMARY_MAX_BYTES = ROLLOUT_SUMMARY_MAX_BYTES
@@ -50,6 +50,8 @@ export interface ExtractionV2Source {
   cwd: string
   /** From gitBranch(); undefined when the folder is not in a repository. */
   branch: string | undefined
+  /** The project's name (already cleaned); undefined when the folder is no project. */
+  project?: string | undefined
   updatedAt: number
   /** The evidence chunks (selectEvidence), in order. */
   chunks: readonly string[]
@@ -64,6 +66,7 @@ export function renderExtractionV2Prompt(templates: ExtractionTemplates, source:
     session_title: source.title.replace(/\s+/g, " ") || "(untitled)",
     cwd: source.cwd || "(unknown)",
     git_branch: branch || "(unknown)",
+    project: oneLine(source.project) || "(none)",
     updated_at: new Date(source.updatedAt).toISOString(),
   }).trimEnd()
   return { system: renderTemplate(templates.system, {}).trimEnd(), texts: [input, ...source.chunks] }

@@ -75,6 +75,8 @@ export interface ExtractionSource {
   sessionId: string
   title: string
   cwd: string
+  /** The project's name (already cleaned); undefined when the folder is no project. */
+  project?: string | undefined
   updatedAt: number
   transcript: string
 }
@@ -86,10 +88,16 @@ export function renderExtractionPrompt(templates: ExtractionTemplates, source: E
       session_id: source.sessionId,
       session_title: source.title.replace(/\s+/g, " ") || "(untitled)",
       cwd: source.cwd || "(unknown)",
+      project: oneLine(source.project) || "(none)",
       updated_at: new Date(source.updatedAt).toISOString(),
       transcript: source.transcript,
     }).trimEnd(),
   }
+}
+
+/** A host string as one header line of a prompt. */
+export function oneLine(text: string | undefined): string {
+  return (text ?? "").replace(/\s+/g, " ").trim()
 }
 
 export interface ExtractedMemory {

@@ -26,6 +26,7 @@ import { breakerScope, isRateLimit, type RateLimitBreaker } from "../helpers/bre
 import { chooseVariant } from "../helpers/variants.js"
 import { unknownModel } from "../helpers/model-check.js"
 import { gitBranch } from "./git-branch.js"
+import type { ProjectIdentity } from "./project-identity.js"
 import type { UnsettledOutcomes } from "../unsettled.js"
 
 type Claim = Extract<Stage1ClaimOutcome, { type: "claimed" }>
@@ -58,6 +59,8 @@ export interface ExtractionContext {
    * forget), if any: its older messages are left out.
    */
   learnFrom?: (sessionId: string) => number | undefined
+  /** The project a session belongs to (project-identity.ts), computed here once per record. */
+  projectOf?: (session: HostSession) => ProjectIdentity | undefined
 }
 
 export const EXTRACT_AGENT = "memorize-extract"
@@ -118,9 +121,14 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     // header line of the rollout summary in both versions.
     const folderBranch = gitBranch(session.directory)
     const branch = folderBranch === undefined ? undefined : input.clean(folderBranch) || undefined
+    // The routing hint records carry beside the folder: cleaned like every host string, and a
+    // remote's credentials were already left out where it was read.
+    const found = ctx.projectOf?.(session)
+    const project = found ? { key: input.clean(found.key), name: input.clean(found.name) } : undefined
     const built = ctx.strategy.build({
       sessionId: claim.sessionId,
       ...(branch ? { branch } : {}),
+      ...(project?.name ? { project: project.name } : {}),
       updatedAt: claim.watermark,
       messages: messages as never,
       input,
@@ -149,7 +157,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     if (result.type === "empty") return finish(() => jobs.succeedNoOutput(id, claim.token), "nothing_to_remember")
     audit(result.redactions, "answer")
     for (const cut of result.cuts) diagnostics.report("warn", "phase1", `the extractor's ${cut.field} for ${id} had ${cut.bytes} bytes; its middle was cut to keep it within the cap`)
-    const output = { ...result.memory, host: ctx.host.kind, ...(branch ? { gitBranch: branch } : {}) }
+    const output = { ...result.memory, host: ctx.host.kind, ...(branch ? { gitBranch: branch } : {}), ...(project?.key && project.name ? { project } : {}) }
     return finish(() => jobs.succeed(id, claim.token, output), "stored")
   } catch (error) {
     if (ctx.signal.aborted) return finish(() => jobs.release(id, claim.token), "released")

@@ -23,6 +23,8 @@ export interface ExtractionBuildInput {
   sessionId: string
   /** The session folder's git branch, cleaned like every other host string; absent outside a repository. */
   branch?: string
+  /** The project's name, cleaned like every other host string; absent when the folder is no project. */
+  project?: string
   /** The claim's watermark: the session's last activity. */
   updatedAt: number
   messages: readonly TranscriptMessage[]
@@ -52,12 +54,13 @@ export interface ExtractionStrategy {
 export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
     singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
-    build({ sessionId, updatedAt, messages, input, budgetTokens, ownTool }) {
+    build({ sessionId, project, updatedAt, messages, input, budgetTokens, ownTool }) {
       const transcript = renderTranscript(messages, { maxTokens: budgetTokens, ...input.transcript, ...(ownTool ? { ownTool } : {}) })
       const prompt = renderExtractionPrompt(templates, {
         sessionId,
         title: input.session.title,
         cwd: input.session.directory,
+        project,
         updatedAt,
         transcript: transcript.text,
       })
@@ -74,13 +77,14 @@ export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy
 export function v2Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
     singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
-    build({ sessionId, branch, updatedAt, messages, input, budgetTokens, ownTool }) {
+    build({ sessionId, branch, project, updatedAt, messages, input, budgetTokens, ownTool }) {
       const evidence = selectEvidence(messages, { budgetBytes: budgetTokens * READ_PATH.BYTES_PER_TOKEN, ...input.transcript, ...(ownTool ? { ownTool } : {}) })
       const prompt = renderExtractionV2Prompt(templates, {
         sessionId,
         title: input.session.title,
         cwd: input.session.directory,
         branch,
+        project,
         updatedAt,
         chunks: evidence.chunks,
       })

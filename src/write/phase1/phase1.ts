@@ -23,6 +23,7 @@ import type { OwnFiles } from "../transcript/own-output.js"
 import { UnsettledOutcomes } from "../unsettled.js"
 import { captureSegments, type CaptureReport } from "./segment-capture.js"
 import { breakerScope, type RateLimitBreaker } from "../helpers/breaker.js"
+import type { ProjectIdentity } from "./project-identity.js"
 
 export interface Phase1Deps {
   host: Host
@@ -61,6 +62,8 @@ export interface Phase1Deps {
   learningWindow?: () => (sessionId: string) => number | undefined
   /** Memory's own files: transcripts leave out tool calls that read them. */
   ownFiles?: OwnFiles
+  /** The project a session belongs to, stored with its records. */
+  projectOf?: (session: HostSession) => ProjectIdentity | undefined
   /** Each fresh listing of the host's sessions, for reconciliation (the instance throttles it). */
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
   /** Before each pass: the owner opens again a database that could not be opened (a full disk). */

@@ -3,17 +3,19 @@
 // Memory stays one global store; this only names things. Read from git's own files (no git
 // binary, as git-branch.ts), bounded and fail-open: any doubt gives the folder itself.
 //
-// The key is stable and opaque to the model (`git:<common dir>`, `dir:<folder>`, `map:<name>`);
-// the name is what people read (the remote without credentials, else the folder's name).
+// The key is stable and opaque to the model (`git:<common dir>`, `dir:<folder>`, `map:<name>`,
+// `host:<the host's key>`); the name is what people read (the remote without credentials, else
+// the folder's name).
 import fs from "node:fs"
 import path from "node:path"
+import type { HostProject } from "../../host.js"
 import { findGitEntry, readSmall } from "../../util/git-files.js"
 
 export interface ProjectIdentity {
   key: string
   name: string
-  /** How it was found: an explicit mapping, a git repository, or the bare folder. */
-  source: "mapping" | "repository" | "folder"
+  /** How it was found: an explicit mapping, the host's own identity, a git repository, or the bare folder. */
+  source: "mapping" | "host" | "repository" | "folder"
 }
 
 export interface ProjectRules {
@@ -30,17 +32,75 @@ export interface ProjectRules {
 const MAX_CONFIG_BYTES = 64 * 1024
 const MAX_NAME_CHARS = 200
 
-/** The project of `directory`, or undefined when it is no project (home, temp, memory, root). */
-export function projectIdentity(directory: string, rules: ProjectRules): ProjectIdentity | undefined {
+/**
+ * The project of `directory`, or undefined when it is no project (home, temp, memory, root): an
+ * explicit mapping, else the host's own identity when it gives one, else git's, else the folder.
+ */
+export function projectIdentity(directory: string, rules: ProjectRules, host?: HostProject): ProjectIdentity | undefined {
+  if (!directory) return undefined
   const dir = path.resolve(directory)
   const mapped = mappingFor(dir, rules.mappings)
   if (mapped) return { key: `map:${mapped}`, name: mapped, source: "mapping" }
   if (isExcluded(dir, rules)) return undefined
-  const repository = findRepository(dir)
-  if (repository && !isExcluded(repository.top, rules)) {
-    return { key: `git:${repository.commonDir}`, name: remoteName(repository.commonDir) ?? path.basename(repository.top), source: "repository" }
+  const found = findRepository(dir)
+  const repository = found && !isExcluded(found.top, rules) ? found : undefined
+  const name = repository ? (remoteName(repository.commonDir) ?? path.basename(repository.top)) : path.basename(dir)
+  // The host's key where it has one; OpenCode's "global" is every folder outside a repository, not a project.
+  const hostKey = host?.key.trim()
+  if (hostKey && hostKey !== "global") return { key: `host:${hostKey}`, name: host?.name?.trim() || name, source: "host" }
+  if (repository) return { key: `git:${repository.commonDir}`, name, source: "repository" }
+  return { key: `dir:${dir}`, name, source: "folder" }
+}
+
+/** The rules as a plugin instance has them: its home folder, the process's temp folders, its memory folders and the user's mappings. */
+export function projectRules(input: {
+  homedir: string
+  env: Readonly<Record<string, string | undefined>>
+  memoryDirs: readonly string[]
+  mappings?: Readonly<Record<string, string>>
+}): ProjectRules {
+  const temp = [input.env.TMPDIR || "/tmp", input.env.TMP, input.env.TEMP].filter((dir): dir is string => !!dir && path.isAbsolute(dir))
+  // Both spellings of a folder behind a link (macOS's /var is /private/var), as a session may name either.
+  const tempDirs = [...new Set(temp.flatMap((dir) => [path.resolve(dir), realOr(dir)]))]
+  const expand = (folder: string) => (folder === "~" ? input.homedir : folder.startsWith("~/") ? path.join(input.homedir, folder.slice(2)) : folder)
+  const mappings = Object.fromEntries(Object.entries(input.mappings ?? {}).map(([folder, name]) => [expand(folder), name]))
+  return { home: input.homedir, tempDirs, memoryDirs: input.memoryDirs, mappings }
+}
+
+function realOr(dir: string): string {
+  try {
+    return fs.realpathSync(dir)
+  } catch {
+    return path.resolve(dir)
   }
-  return { key: `dir:${dir}`, name: path.basename(dir), source: "folder" }
+}
+
+/** How long a folder's project is trusted before git's files are read again (a repository may be created or moved). */
+const RESOLVED_FOR_MS = 5 * 60_000
+const RESOLVED_MAX = 2_000
+
+/**
+ * One plugin instance's look-ups, remembered per folder for a few minutes: a listing of a thousand
+ * sessions in a dozen folders reads git's files a dozen times.
+ */
+export class ProjectResolver {
+  private readonly resolved = new Map<string, { at: number; identity: ProjectIdentity | undefined }>()
+
+  constructor(
+    private readonly rules: ProjectRules,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  of(directory: string, host?: HostProject): ProjectIdentity | undefined {
+    const at = this.now()
+    const cacheKey = `${host?.key ?? ""}\u0000${host?.name ?? ""}\u0000${directory}`
+    const hit = this.resolved.get(cacheKey)
+    if (hit && at - hit.at >= 0 && at - hit.at < RESOLVED_FOR_MS) return hit.identity
+    const identity = projectIdentity(directory, this.rules, host)
+    if (this.resolved.size >= RESOLVED_MAX) this.resolved.clear()
+    this.resolved.set(cacheKey, { at, identity })
+    return identity
+  }
 }
 
 function mappingFor(dir: string, mappings: Readonly<Record<string, string>> | undefined): string | undefined {

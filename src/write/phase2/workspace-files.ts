@@ -8,7 +8,8 @@ import type { Phase2Input } from "../../store/phase2-jobs.js"
 import type { MemoryVersion } from "../../util/paths.js"
 
 /** What the workspace files are made of: the part of a selected phase-2 input that is written. */
-export type WorkspaceInput = Pick<Phase2Input, "sessionId" | "sourceUpdatedAt" | "rawMemory" | "rolloutSummary" | "slug" | "cwd"> & Partial<Pick<Phase2Input, "gitBranch">>
+export type WorkspaceInput = Pick<Phase2Input, "sessionId" | "sourceUpdatedAt" | "rawMemory" | "rolloutSummary" | "slug" | "cwd"> &
+  Partial<Pick<Phase2Input, "gitBranch" | "projectKey" | "projectName">>
 
 export const RAW_MEMORIES_FILE = "raw_memories.md"
 export const ROLLOUT_SUMMARIES_DIR = "rollout_summaries"
@@ -60,6 +61,7 @@ export function renderRolloutSummary(input: WorkspaceInput, layout: MemoryVersio
   // Codex's optional line: only when the folder was a repository, so older records keep their bytes.
   const branch = input.gitBranch ? headerValue(input.gitBranch) : ""
   if (branch) head.push(`git_branch: ${branch}`)
+  head.push(...projectLines(input))
   if (layout === "v2") head.push(`topic: ${input.slug && headerValue(input.slug) ? headerValue(input.slug) : "(none)"}`)
   const text = layout === "v2" ? bodyOr(input.rolloutSummary, "(no summary was recorded for this session)") : body(input.rolloutSummary)
   return [...head, "", text].join("\n")
@@ -78,6 +80,7 @@ export function renderRawMemories(inputs: readonly WorkspaceInput[]): string {
       "",
       `updated_at: ${isoTime(input.sourceUpdatedAt)}`,
       `cwd: ${input.cwd ? headerValue(input.cwd) : "(unknown)"}`,
+      ...projectLines(input),
       `rollout_summary_file: ${stem}.md`,
       "",
       body(input.rawMemory),
@@ -88,6 +91,17 @@ export function renderRawMemories(inputs: readonly WorkspaceInput[]): string {
   const lines = text.split("\n").length - 1 + RAW_MEMORIES_HEAD_LINES
   const count = `${inputs.length} session${inputs.length === 1 ? "" : "s"}, ${lines} lines in all`
   return ["# Raw Memories", "", `Sessions are listed in ascending session id order: ${count}. Read to the last line.`, "", text].join("\n")
+}
+
+/**
+ * Ours, not Codex's: the project the folder belongs to, the consolidator's grouping key (one
+ * repository's checkouts, worktrees and subfolders share it). Only when the record has one, so
+ * records made outside any project, or before projects were recorded, keep their bytes.
+ */
+function projectLines(input: WorkspaceInput): string[] {
+  const name = input.projectName ? headerValue(input.projectName) : ""
+  const key = input.projectKey ? headerValue(input.projectKey) : ""
+  return name && key ? [`project: ${name}`, `project_key: ${key}`] : []
 }
 
 /** Four base-62 digits from the first 32 bits of the id's SHA-256 (OpenCode ids are not UUIDs). */

@@ -110,18 +110,18 @@ export function diffFacts(diff: string, pattern: RegExp = DEFAULT_FACT, skipTagg
 }
 
 function handbook(facts: string[]): string {
-  return `# Task group: facts\nscope: everything learned\napplies_to: cwd=any; reuse_rule=always\n\n## Reusable knowledge\n${bullets(facts)}\n`
+  return `# Task group: facts\nscope: everything learned\napplies_to: project=any; reuse_rule=always\n\n## Reusable knowledge\n${bullets(facts)}\n`
 }
 
 function summaryV1(facts: string[]): string {
   return `v1\n## User profile\nA developer.\n\n## What's in memory\n${bullets(facts)}\n`
 }
 
-/** Codex's V2 shape: recent work by project (the `cwd` header) and date, each entry an exact pointer. */
+/** Codex's V2 shape: recent work by project (the `project` header, else `cwd`) and date, each entry an exact pointer. */
 function summaryV2(entries: ReadonlyArray<{ fact: string; origin: FactOrigin | undefined }>): string {
   const groups = new Map<string, string[]>()
   for (const { fact, origin } of entries) {
-    const where = origin ? `### ${origin.headers.cwd ?? "(no folder)"}\n#### ${origin.headers.date ?? "(no date)"}` : "### Older Memory Topics"
+    const where = origin ? `### ${origin.headers.project ?? origin.headers.cwd ?? "(no folder)"}\n#### ${origin.headers.date ?? "(no date)"}` : "### Older Memory Topics"
     const entry = origin ? `- ${origin.file} — ${fact}; session=${origin.headers.session_id ?? "(unknown)"}` : `- ${fact}`
     groups.set(where, [...(groups.get(where) ?? []), entry])
   }

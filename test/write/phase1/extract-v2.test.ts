@@ -15,6 +15,7 @@ describe("V2 extraction prompt", () => {
     title: "Fix  the\nCI",
     cwd: "/home/u/acme",
     branch: "feature/ci-cache",
+    project: "github.com/acme/acme",
     updatedAt: Date.UTC(2026, 10, 30, 9, 30),
     chunks: ["[human user]\nwhy is CI red?\n\n", "[assistant final]\nThe cache key changed.\n"],
   }
@@ -30,9 +31,10 @@ describe("V2 extraction prompt", () => {
     expect(renderExtractionV2Prompt(templates, source).system.length).toBeLessThanOrEqual(3_000)
   })
 
-  it("says when the branch, title or folder is unknown, and redacts a secret in a branch name", () => {
-    const [input] = renderExtractionV2Prompt(templates, { ...source, title: "", cwd: "", branch: undefined, chunks: [] }).texts
+  it("says when the branch, title, folder or project is unknown, and redacts a secret in a branch name", () => {
+    const [input] = renderExtractionV2Prompt(templates, { ...source, title: "", cwd: "", branch: undefined, project: undefined, chunks: [] }).texts
     expect(input).toContain("Title: (untitled)")
+    expect(input).toContain("Project: (none)")
     expect(input).toContain("Folder: (unknown)")
     expect(input).toContain("Git branch: (unknown)")
     const [withToken] = renderExtractionV2Prompt(templates, { ...source, branch: "fix/ghp_0123456789abcdefghijABCDEFGHIJ0123456789" }).texts

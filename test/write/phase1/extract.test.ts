@@ -13,11 +13,17 @@ describe("extraction prompt", () => {
       sessionId: "ses_abc",
       title: "Fix  the\nCI",
       cwd: "/home/u/acme",
+      project: "github.com/acme/acme",
       updatedAt: Date.UTC(2026, 10, 30, 9, 30),
       transcript: "[user]\nwhy is CI red?\n\n[assistant]\nThe cache key changed.",
     })
     expectGolden("stage_one.system.md", prompt.system)
     expectGolden("stage_one.input.md", prompt.text)
+  })
+
+  it("says when the folder is no project", () => {
+    const prompt = renderExtractionPrompt(templates, { sessionId: "ses_abc", title: "t", cwd: "/tmp/x", updatedAt: 0, transcript: "[user]\nhi" })
+    expect(prompt.text).toContain("Project: (none)")
   })
 })
 

@@ -3,7 +3,7 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { normalizeRemote, projectIdentity, type ProjectRules } from "../../../src/write/phase1/project-identity.js"
+import { normalizeRemote, projectIdentity, ProjectResolver, projectRules, type ProjectRules } from "../../../src/write/phase1/project-identity.js"
 
 let root: string
 let rules: ProjectRules
@@ -101,6 +101,48 @@ describe("projectIdentity", () => {
     const identity = projectIdentity(app, rules)!
     expect(identity.name).toBe("github.com/acme/secret")
     expect(JSON.stringify(identity)).not.toContain("ghp_")
+  })
+})
+
+describe("the host's own identity", () => {
+  it("is the key wherever it is given, named by the remote; OpenCode's \"global\" is no project key", () => {
+    const app = repository("src/app", "git@github.com:acme/app.git")
+    expect(projectIdentity(path.join(app, "web"), rules, { key: "prj_1" })).toEqual({ key: "host:prj_1", name: "github.com/acme/app", source: "host" })
+    expect(projectIdentity(app, rules, { key: "prj_1", name: "App" })).toEqual({ key: "host:prj_1", name: "App", source: "host" })
+    expect(projectIdentity(app, rules, { key: "global" })).toMatchObject({ source: "repository", key: `git:${path.join(app, ".git")}` })
+  })
+
+  it("does not make home, temp or memory folders a project, and yields to an explicit mapping", () => {
+    expect(projectIdentity(path.join(root, "scratch", "x"), rules, { key: "prj_1" })).toBeUndefined()
+    const notes = path.join(root, "notes")
+    expect(projectIdentity(notes, { ...rules, mappings: { [notes]: "Notes" } }, { key: "prj_1" })).toMatchObject({ key: "map:Notes", source: "mapping" })
+  })
+})
+
+describe("projectRules", () => {
+  it("takes the temp folders from the environment (both spellings of a linked one) and expands ~ in mappings", () => {
+    const real = path.join(root, "real-tmp")
+    fs.mkdirSync(real)
+    const link = path.join(root, "tmp-link")
+    fs.symlinkSync(real, link)
+    const built = projectRules({ homedir: "/home/u", env: { TMPDIR: link, TEMP: "relative/ignored" }, memoryDirs: ["/home/u/.mem"], mappings: { "~/src/app": "app", "~": "home stuff", "/abs": "abs" } })
+    expect(built.tempDirs).toEqual([link, real])
+    expect(built.mappings).toEqual({ "/home/u/src/app": "app", "/home/u": "home stuff", "/abs": "abs" })
+    expect(projectRules({ homedir: "/home/u", env: {}, memoryDirs: [] }).tempDirs).toContain("/tmp")
+  })
+})
+
+describe("ProjectResolver", () => {
+  it("reads git's files once per folder for a few minutes, then again", () => {
+    let now = 0
+    const resolver = new ProjectResolver(rules, () => now)
+    const dir = path.join(root, "later")
+    fs.mkdirSync(dir)
+    expect(resolver.of(dir)).toMatchObject({ source: "folder" })
+    repository("later")
+    expect(resolver.of(dir)).toMatchObject({ source: "folder" })
+    now += 6 * 60_000
+    expect(resolver.of(dir)).toMatchObject({ source: "repository" })
   })
 })
 

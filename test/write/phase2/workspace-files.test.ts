@@ -75,6 +75,24 @@ describe("renderRolloutSummary, git branch", () => {
   })
 })
 
+describe("project lines", () => {
+  const project = { projectKey: "git:/home/dev/acme-api/.git", projectName: "github.com/acme/acme-api" }
+
+  it("name the project after the folder (and branch) in both layouts and in raw_memories.md, one line each", () => {
+    const text = renderRolloutSummary(input({ ...project, gitBranch: "main" }))
+    expect(text.split("\n").slice(2, 7)).toEqual(["cwd: /home/dev/acme-api", "git_branch: main", "project: github.com/acme/acme-api", "project_key: git:/home/dev/acme-api/.git", ""])
+    const v2 = renderRolloutSummary(input({ ...project, rawMemory: "" }), "v2")
+    expect(v2.split("\n").slice(3, 7)).toEqual(["cwd: /home/dev/acme-api", "project: github.com/acme/acme-api", "project_key: git:/home/dev/acme-api/.git", "topic: Fix flaky deploy"])
+    expect(renderRawMemories([input(project)])).toContain("cwd: /home/dev/acme-api\nproject: github.com/acme/acme-api\nproject_key: git:/home/dev/acme-api/.git\nrollout_summary_file: ")
+    expect(renderRolloutSummary(input({ ...project, projectName: "a\ncwd: forged" }))).toContain("project: a cwd: forged\n")
+  })
+
+  it("are left out when the record has no project, so records made outside one keep their bytes", () => {
+    expect(renderRolloutSummary(input({ projectKey: null, projectName: null }))).toBe(renderRolloutSummary(input()))
+    expect(renderRawMemories([input({ projectKey: null, projectName: null })])).toBe(renderRawMemories([input()]))
+  })
+})
+
 describe("renderRolloutSummary, V2 layout", () => {
   // A V2 record carries no raw memory: the summary file is the consolidator's only source.
   const v2 = (overrides: Partial<WorkspaceInput> = {}) => input({ rawMemory: "", ...overrides })
