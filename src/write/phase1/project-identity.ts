@@ -44,7 +44,7 @@ export function projectIdentity(directory: string, rules: ProjectRules, host?: H
   if (isExcluded(dir, rules)) return undefined
   const found = findRepository(dir)
   const repository = found && !isExcluded(found.top, rules) ? found : undefined
-  const name = repository ? (remoteName(repository.commonDir) ?? path.basename(repository.top)) : path.basename(dir)
+  const name = repository ? (remoteName(repository.commonDir) ?? path.basename(repository.top).replace(/\.git$/i, "")) : path.basename(dir)
   // The host's key where it has one; OpenCode's "global" is every folder outside a repository, not a project.
   const hostKey = host?.key.trim()
   if (hostKey && hostKey !== "global") return { key: `host:${hostKey}`, name: host?.name?.trim() || name, source: "host" }
@@ -140,15 +140,15 @@ function findRepository(start: string): Repository | undefined {
   try {
     const entry = findGitEntry(start)
     if (!entry) return undefined
-    if (entry.kind === "folder") return repositoryAt(entry.gitDir, entry.checkout)
+    if (entry.kind === "folder") return repositoryAt(entry.gitDir, entry.checkout, false)
     const common = readSmall(path.join(entry.gitDir, "commondir"))?.split(/\r?\n/, 1)[0]?.trim()
-    return repositoryAt(common ? path.resolve(entry.gitDir, common) : entry.gitDir, entry.checkout)
+    return common ? repositoryAt(path.resolve(entry.gitDir, common), entry.checkout, true) : repositoryAt(entry.gitDir, entry.checkout, false)
   } catch {
     return undefined
   }
 }
 
-function repositoryAt(gitDir: string, checkout: string): Repository | undefined {
+function repositoryAt(gitDir: string, checkout: string, worktree: boolean): Repository | undefined {
   let commonDir: string
   try {
     commonDir = fs.realpathSync(gitDir)
@@ -156,9 +156,11 @@ function repositoryAt(gitDir: string, checkout: string): Repository | undefined 
     return undefined
   }
   if (!readSmall(path.join(commonDir, "HEAD"))) return undefined
-  // A main checkout's git folder is `<top>/.git`; a submodule's lives under the superproject's
+  // A main checkout's git folder is `<top>/.git`. A linked worktree of a bare repository (the
+  // clone --bare + worktree workflow) shares the bare folder, which is then the top, so every
+  // worktree of it gets one name. A submodule's git folder lives under the superproject's
   // `.git/modules/`, so its checkout is the folder that named it.
-  const top = path.basename(commonDir) === ".git" ? path.dirname(commonDir) : checkout
+  const top = path.basename(commonDir) === ".git" ? path.dirname(commonDir) : worktree ? commonDir : checkout
   return { commonDir, top }
 }
 

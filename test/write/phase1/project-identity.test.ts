@@ -50,6 +50,19 @@ describe("projectIdentity", () => {
     expect(projectIdentity(path.join(worktree, "."), rules)).toEqual(main)
   })
 
+  it("makes the worktrees of a bare repository one project, named after the bare folder", () => {
+    const seed = repository("seed")
+    const bare = path.join(root, "src", "tool.git")
+    git(root, "clone", "-q", "--bare", seed, bare)
+    const main = path.join(root, "src", "tool-main")
+    const feature = path.join(root, "src", "tool-feature")
+    git(bare, "worktree", "add", "-q", main, "main")
+    git(bare, "worktree", "add", "-q", feature, "-b", "feature")
+    const one = projectIdentity(main, rules)
+    expect(one).toEqual({ key: `git:${bare}`, name: "tool", source: "repository" })
+    expect(projectIdentity(path.join(feature, "sub"), rules)).toEqual(one)
+  })
+
   it("names a repository without a remote by its top folder, and keeps a submodule its own project", () => {
     const lib = repository("src/lib")
     const app = repository("src/app")
