@@ -11,6 +11,7 @@ import { benchPhase2 } from "./bench/phase2.js"
 import { benchReadPath } from "./bench/read-path.js"
 import { benchReconcile } from "./bench/reconcile.js"
 import { benchRedact } from "./bench/redact.js"
+import { benchRankedSearch } from "./bench/ranked-search.js"
 import { benchSearch } from "./bench/search.js"
 import { benchTranscript } from "./bench/transcript.js"
 import { benchTranscriptMemory } from "./bench/transcript-memory.js"
@@ -22,6 +23,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["opencode-run", benchOpencodeRun],
   ["turn-cost", benchTurnCost],
   ["search", benchSearch],
+  ["ranked-search", benchRankedSearch],
   ["transcript", benchTranscript],
   ["transcript-memory", benchTranscriptMemory],
   ["evidence", benchEvidence],

@@ -116,6 +116,23 @@ describe("tools", () => {
     expect(reply.metadata).toMatchObject({ catalog: { state: { status: "open" } }, options: { max_unused_days: 365 } })
   })
 
+  it("ranks whole entries best first, from the folder and from records not consolidated yet, in the plugin's own index file", async () => {
+    const { run, root, memory } = await setup()
+    fs.mkdirSync(root, { recursive: true })
+    fs.writeFileSync(path.join(root, "MEMORY.md"), "## Task: pool\n- pgbouncer pool size is 40 in production\n\n## Task: other\n- unrelated notes\n")
+    const { db } = (await import("../src/store/database.js")).openDatabase(memory.paths.db)
+    const jobs = new (await import("../src/store/stage1-jobs.js")).Stage1Jobs(db)
+    const claim = jobs.claim({ sessionId: "ses_rec", updatedAt: 1 }, { workerId: "w", maxRunning: 9 })
+    if (claim.type !== "claimed") throw new Error(claim.type)
+    jobs.succeed("ses_rec", claim.token, { rawMemory: "- raising the pgbouncer pool fixed the timeouts", rolloutSummary: "Pool work.", slug: "pool", cwd: "/p" })
+    db.close()
+    const found = await run("memory_search", { queries: ["pgbouncer pool size"], match_mode: "ranked" })
+    expect(found.output).toMatch(/^3 entries, best first, for: pgbouncer pool size\n\nMEMORY\.md:1-2  \[score [\d.]+\]\n1: ## Task: pool\n2: - pgbouncer pool size is 40 in production\n\nrecord of ses_rec \(not consolidated yet\), raw_memory lines 1  \[score [\d.]+\]\n1: - raising the pgbouncer pool fixed the timeouts\n\nrecord of ses_rec \(not consolidated yet\), rollout_summary lines 1  \[score [\d.]+\]\n1: Pool work\.$/)
+    expect(fs.existsSync(memory.paths.index)).toBe(true)
+    expect(fs.readdirSync(root)).toEqual(["MEMORY.md"])
+    expect((await run("memory_search", { queries: ["pool"], match_mode: "ranked", context_lines: 2 })).output).toMatch(/^Error \(invalid_argument\): context_lines does not apply/)
+  })
+
   it("saves a note and finds it by search right away", async () => {
     const { run } = await setup()
     const saved = await run("memory_add_note", { title: "Release day", note: "Releases happen on Tuesdays." })

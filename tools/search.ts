@@ -10,7 +10,7 @@ export function searchTool(backendFor: (sessionId: string) => LocalMemoryBackend
     description,
     args: {
       queries: z.array(z.string()).min(1).describe("Substrings to find"),
-      match_mode: z.enum(["any", "all_on_same_line", "all_within_lines"]).optional(),
+      match_mode: z.enum(["any", "all_on_same_line", "all_within_lines", "ranked"]).optional(),
       line_count: z.number().int().min(1).optional(),
       path: z.string().optional().describe("File or folder, e.g. MEMORY.md"),
       cursor: z.string().optional(),
@@ -26,7 +26,10 @@ export function searchTool(backendFor: (sessionId: string) => LocalMemoryBackend
       const backend = backendFor(call.sessionID)
       const result = await backend.search(args)
       const blocks = result.matches.map(formatMatch)
-      const summary = `${result.matches.length} match${result.matches.length === 1 ? "" : "es"} in ${result.files_scanned} file${result.files_scanned === 1 ? "" : "s"} searched`
+      const terms = (result as { terms?: string[] }).terms
+      const summary = terms
+        ? `${result.matches.length} entr${result.matches.length === 1 ? "y" : "ies"}, best first, for: ${terms.join(" ")}`
+        : `${result.matches.length} match${result.matches.length === 1 ? "" : "es"} in ${result.files_scanned} file${result.files_scanned === 1 ? "" : "s"} searched`
       const more = result.next_cursor ? `\n(more matches: call again with cursor "${result.next_cursor}")` : ""
       return {
         title: args.queries.join(", "),
@@ -39,6 +42,11 @@ export function searchTool(backendFor: (sessionId: string) => LocalMemoryBackend
 
 function formatMatch(match: SearchMatch): string {
   const range = match.end_line > match.line ? `${match.line}-${match.end_line}` : `${match.line}`
+  if (match.score !== undefined) {
+    // Ranked: the whole entry, numbered; a record is not a file memory_read can open.
+    const where = match.record ? `record of ${match.record.session_id} (not consolidated yet), ${match.record.field} lines ${range}` : `${match.path}:${range}`
+    return [`${where}  [score ${match.score}]`, ...match.text.split("\n").map((text, i) => `${match.line + i}: ${text}`)].join("\n")
+  }
   const lines = [
     `${match.path}:${range}  [${match.matched_queries.join(", ")}]`,
     ...match.context_before.map((text, i) => `${match.line - match.context_before.length + i}- ${text}`),

@@ -173,7 +173,7 @@ const SYLLABLES = "par se con fig load er cach ing han dle work spa ce sto re qu
 const EXTENSIONS = [".ts", ".md", ".json", ".py", ".rs", ".yaml"]
 const HEADINGS = ["What happened", "Decisions", "User preferences", "Commands that worked", "Pitfalls", "Open questions", "Files touched"]
 
-function writeWorkspace(root: string): number {
+export function writeWorkspace(root: string): number {
   const random = mulberry32(SEED)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
   const coined = () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(SYLLABLES)).join("")

@@ -8,17 +8,22 @@
 // (or after invalidate()) reads the folder, about 0.2 s for 20 MB.
 import { listMemoryFolder } from "./list.js"
 import { readMemoryFile } from "./read.js"
-import { searchMemory } from "./search.js"
+import { searchMemory, SEARCH_MAX_RESULTS } from "./search.js"
 import { FileCache } from "./search-cache.js"
 import { FolderCache } from "./search-walk.js"
+import { RANKED_DEFAULT_RESULTS, RankedIndex, type RankedIndexOptions } from "./ranked-search.js"
+import { wholeNumber } from "./search-args.js"
 import type { ListRequest, ListResult, ReadRequest, ReadResult, SearchRequest, SearchResult } from "./requests.js"
 
 export class LocalMemoryBackend {
   private readonly root: string
   private readonly caches = { files: new FileCache(), folders: new FolderCache() }
+  /** The ranked mode's index: in the plugin's own database file, else one kept in the process. */
+  readonly ranked: RankedIndex
 
-  constructor(options: { root: string }) {
+  constructor(options: { root: string; index?: Omit<RankedIndexOptions, "root"> }) {
     this.root = options.root
+    this.ranked = new RankedIndex({ file: ":memory:", ...options.index, root: options.root })
   }
 
   async read(request: ReadRequest): Promise<ReadResult> {
@@ -30,12 +35,15 @@ export class LocalMemoryBackend {
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
-    return searchMemory(this.root, this.caches, request)
+    if (request.match_mode !== "ranked") return searchMemory(this.root, this.caches, request)
+    const max = wholeNumber(request.max_results, "max_results", { min: 1, max: SEARCH_MAX_RESULTS, fallback: RANKED_DEFAULT_RESULTS })
+    return this.ranked.search(request, max)
   }
 
   /** Drop cached file contents (called after the plugin itself rewrote the folder). */
   invalidate(): void {
     this.caches.files.clear()
     this.caches.folders.clear()
+    this.ranked.invalidate()
   }
 }

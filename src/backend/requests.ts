@@ -42,7 +42,8 @@ export interface ListResult {
   total: number
 }
 
-export type MatchMode = "any" | "all_on_same_line" | "all_within_lines"
+/** The substring modes match lines (search-match.ts); "ranked" ranks documents by BM25 (ranked-search.ts). */
+export type MatchMode = "any" | "all_on_same_line" | "all_within_lines" | "ranked"
 
 export interface SearchRequest {
   queries: string[]
@@ -86,6 +87,10 @@ export interface SearchMatch {
   matched_queries: string[]
   context_before: string[]
   context_after: string[]
+  /** Ranked mode: how well the document matches (higher is better). */
+  score?: number
+  /** Ranked mode: the match is in a record no consolidation has taken in yet, not in a file. */
+  record?: { session_id: string; field: "raw_memory" | "rollout_summary" }
 }
 
 export interface SearchResult {

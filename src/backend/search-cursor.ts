@@ -22,7 +22,25 @@ export interface SearchCursor {
   line: number
 }
 
-export function encodeCursor(cursor: ListCursor | SearchCursor): string {
+/** Ranked pages are by position: ranks have no key to resume after. */
+export interface RankedCursor {
+  kind: "ranked"
+  fingerprint: string
+  offset: number
+}
+
+export function encodeRankedCursor(fingerprint: string, offset: number): string {
+  return encodeCursor({ kind: "ranked", fingerprint, offset })
+}
+
+export function decodeRankedCursor(cursor: string, fingerprint: string): number {
+  const value = decode(cursor)
+  if (value?.kind !== "ranked" || !Number.isInteger(value.offset) || (value.offset as number) < 0) throw invalidCursor("memory_search")
+  if (value.fingerprint !== fingerprint) throw otherRequest("memory_search", "search arguments")
+  return value.offset as number
+}
+
+export function encodeCursor(cursor: ListCursor | SearchCursor | RankedCursor): string {
   return Buffer.from(JSON.stringify(cursor), "utf8").toString("base64url")
 }
 

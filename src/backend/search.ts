@@ -60,7 +60,7 @@ export function planSearch(request: SearchRequest): SearchPlan {
   const queries = checkQueries(request.queries)
   const mode = request.match_mode ?? "any"
   if (!MATCH_MODES.includes(mode)) {
-    throw new MemoryError("invalid_argument", `match_mode must be one of ${MATCH_MODES.map((m) => `"${m}"`).join(", ")} (got ${JSON.stringify(mode)}).`)
+    throw new MemoryError("invalid_argument", `match_mode must be one of ${[...MATCH_MODES, "ranked"].map((m) => `"${m}"`).join(", ")} (got ${JSON.stringify(mode)}).`)
   }
   if (mode === "all_within_lines" && (request.line_count === undefined || request.line_count === null)) {
     throw new MemoryError("invalid_argument", `match_mode "all_within_lines" needs line_count: how many consecutive lines (1 to ${SEARCH_MAX_LINE_COUNT}) must hold all the queries.`)

@@ -46,6 +46,8 @@ export class Forgetting {
     const report: ForgetReport = { versions: [], queued: [] }
     for (const pipeline of this.deps.pipelines.values()) {
       const forgotten = pipeline.forgetSession(sessionId, options)
+      // Its records leave the search index now, not at the next search.
+      if (forgotten.deleted) pipeline.refreshIndex({ recordsOnly: true })
       // A version whose folder still holds the session forgets it too, records or not.
       if (forgotten.deleted || forgotten.queued) report.versions.push(pipeline.version)
       if (forgotten.queued) {

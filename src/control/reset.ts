@@ -1,6 +1,6 @@
 // memory_reset across every version: what each version learned (outputs, jobs, the forget queue,
 // readiness progress), the catalog's citation records, every session checkpoint, the consolidation
-// reviews and every memory folder. Then the reset epoch moves to now: phase 1 of every process
+// reviews, every memory folder and what the search index held of them. Then the reset epoch moves to now: phase 1 of every process
 // learns only from what is said after it, so the sessions of the last days are not learned again.
 // Kept: session modes, version stamps, the forget times of sessions, the redaction audit (counts,
 // no text), the spend ledger and the pause. Refused, changing nothing, while any version's
@@ -20,6 +20,8 @@ export interface ResettableVersion {
   store(): VersionStore | undefined
   readonly paths: { memoryRoot: string }
   invalidate(): void
+  /** Empties what the ranked search index holds of the erased folder and records. */
+  refreshIndex(): void
 }
 
 /** The catalog's tables a reset touches. */
@@ -58,6 +60,7 @@ export function resetAllVersions(catalog: ResettableCatalog, versions: readonly 
     // A copy kept aside by a consolidation that stopped midway would come back at the next one.
     dropSnapshot(version.paths.memoryRoot)
     version.invalidate()
+    version.refreshIndex()
   }
   return { type: "reset", outputs, jobs, files, checkpoints }
 }

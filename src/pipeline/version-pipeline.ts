@@ -14,6 +14,7 @@ import { errorMessage } from "../diagnostics.js"
 import type { Host, HostSession, ModelRef, SessionListing } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import { LocalMemoryBackend } from "../backend/local-backend.js"
+import type { RankedRecord } from "../backend/ranked-search.js"
 import { ReadPath } from "../read/read-path.js"
 import type { SpendPhase, Usage } from "../store/ledger.js"
 import type { RedactionStage } from "../store/memory-store.js"
@@ -23,7 +24,7 @@ import { Phase2Jobs } from "../store/phase2-jobs.js"
 import type { SqlDatabase } from "../store/sqlite.js"
 import { SegmentCaptures } from "../store/segment-captures.js"
 import { Stage1Jobs } from "../store/stage1-jobs.js"
-import { VersionStore } from "../store/version-store.js"
+import { VersionStore, type RecordRow } from "../store/version-store.js"
 import type { RateLimitBreaker } from "../write/helpers/breaker.js"
 import { Phase1 } from "../write/phase1/phase1.js"
 import { Phase2 } from "../write/phase2/phase2.js"
@@ -123,7 +124,18 @@ export class VersionPipeline {
       accepts: spec.consolidation.acceptsSummary,
       fallbackFile: snapshotFile(spec.paths.memoryRoot, path.basename(spec.paths.summary)),
     })
-    this.backend = new LocalMemoryBackend({ root: spec.paths.memoryRoot })
+    this.backend = new LocalMemoryBackend({
+      root: spec.paths.memoryRoot,
+      index: {
+        file: spec.paths.index,
+        records: () => {
+          const store = this.tables?.store
+          if (!store) return undefined
+          return { fingerprint: store.unconsolidatedFingerprint(), rows: () => store.unconsolidatedRecords().map(rankedRecord) }
+        },
+        onRebuild: (reason) => deps.diagnostics.report("warn", "search", reason),
+      },
+    })
     // A passive instance (the CLI) queues work in the database for OpenCode's instances and runs none itself.
     if (!deps.writes || deps.passive) return
     const common = {
@@ -167,6 +179,7 @@ export class VersionPipeline {
       onConsolidated: (sessions) => {
         this.tables?.store.recordConsolidated(sessions)
         this.invalidate()
+        this.refreshIndex()
       },
     })
   }
@@ -314,11 +327,41 @@ export class VersionPipeline {
     this.backend.invalidate()
   }
 
+  /**
+   * Brings the ranked index up to date with the folder and the records (after a consolidation, a
+   * forget or a reset, so the next search is quick and no forgotten text waits in the index for
+   * one); never throws.
+   */
+  refreshIndex(options: { recordsOnly?: boolean } = {}): void {
+    // An index never built holds nothing to bring up to date; the first ranked search builds it.
+    if (!fs.existsSync(this.paths.index)) return
+    try {
+      if (options.recordsOnly) this.backend.ranked.refreshRecordsNow()
+      else this.backend.ranked.refreshNow()
+    } catch (error) {
+      this.deps.diagnostics.report("warn", "search", `the search index was not updated: ${errorMessage(error)}; the next ranked search tries again`)
+    }
+  }
+
   async dispose(): Promise<void> {
     await Promise.all([this.phase1?.dispose(), this.phase2?.dispose()])
+    this.backend.ranked.close()
     if (this.ownsDb) this.tables?.store.db.close()
     this.tables = undefined
     this.ownsDb = false
     this.state = { status: "closed" }
+  }
+}
+
+/** A stored record as the ranked index reads it. */
+function rankedRecord(row: RecordRow): RankedRecord {
+  return {
+    sessionId: row.session_id,
+    rawMemory: row.raw_memory,
+    rolloutSummary: row.rollout_summary,
+    slug: row.rollout_slug,
+    updatedAt: Number(row.source_updated_at),
+    projectKey: row.project_key,
+    projectName: row.project_name,
   }
 }

@@ -114,6 +114,17 @@ export class VersionStore {
       .all<RecordRow>({ limit: Math.max(0, Math.floor(limit)), offset: Math.max(0, Math.floor(offset)) })
   }
 
+  /**
+   * What identifies the records no consolidation has taken in yet: their sessions and versions.
+   * It changes whenever one is stored, replaced, dropped or consolidated (the ranked index's check).
+   */
+  unconsolidatedFingerprint(): string {
+    const rows = this.db
+      .prepare("SELECT session_id, source_updated_at FROM stage1_outputs WHERE selected_for_phase2 = 0 OR selected_for_phase2_source_updated_at IS NOT source_updated_at ORDER BY session_id")
+      .all<{ session_id: string; source_updated_at: number }>()
+    return rows.map((row) => `${row.session_id}@${Number(row.source_updated_at)}`).join(",")
+  }
+
   /** Records no consolidation has taken in yet (or changed since), newest first: the CLI's search covers them. */
   unconsolidatedRecords(): RecordRow[] {
     return this.db

@@ -15,6 +15,8 @@ export interface MemoryPaths {
   home: string
   homeSource: HomeSource
   db: string
+  /** The ranked search's index (derived from the folder and the records; rebuilt at will). */
+  index: string
   memoryRoot: string
   summary: string
 }
@@ -46,6 +48,7 @@ export function memoryPaths(home: string, homeSource: HomeSource, version: Memor
     home,
     homeSource,
     db: path.join(home, STORE.FILE.replace(/\.db$/, `${suffix}.db`)),
+    index: path.join(home, STORE.FILE.replace(/\.db$/, `${suffix}_index.db`)),
     memoryRoot,
     summary: path.join(memoryRoot, "memory_summary.md"),
   }

@@ -157,6 +157,19 @@ describe("reading memory", () => {
     expect(await inHome("search", "x", "--path", "../etc")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
   })
 
+  it("search --mode ranked ranks the folder's entries and the records not consolidated yet together, best first", async () => {
+    const ranked = await inHome("search", "ship deploys", "--mode", "ranked")
+    expect(ranked.code, ranked.stderr).toBe(0)
+    const matches = ranked.json.matches as Array<{ path: string; score: number; record?: { session_id: string } }>
+    expect(matches.length).toBeGreaterThan(0)
+    expect(matches.map((m) => m.score)).toEqual([...matches.map((m) => m.score)].sort((a, b) => b - a))
+    expect(matches.some((m) => m.path === "MEMORY.md")).toBe(true)
+    expect(matches.some((m) => m.record?.session_id === "ses_alpha")).toBe(true)
+    expect(ranked.json.unconsolidated).toEqual([])
+    expect((await inHome("search", "ship deploys", "--mode", "ranked", "--text")).stdout).toMatch(/record ses_alpha \(not consolidated yet\) raw_memory:1 \(score [\d.]+\)\n  - deploys use make ship/)
+    expect(await inHome("search", "x", "--mode", "ranked", "--lines", "2")).toMatchObject({ code: 2, json: { error: { code: "usage" } } })
+  })
+
   it("search --project keeps the rollout summaries and records made in that project, by name, last part or key", async () => {
     const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
     const jobs = new Stage1Jobs(db, () => NOW)

@@ -5,7 +5,8 @@
 //                  states a fact.
 //   B (+7 h):      phase 1 extracts A, phase 2 consolidates it (after the consolidator's attempts
 //                  to leave the memory folder are refused), a new session is shown the fact.
-//   C (+14 h):     A was deleted: the next consolidation forgets the fact.
+//   C (+14 h):     A was deleted: the next consolidation forgets the fact (ranked search, which
+//                  found it first at B, no longer does).
 //   D (+21 h):     a note starts a consolidation that the host stops midway (dispose).
 //   E (+21 h):     the next start finishes that work: the note reaches memory.
 import fs from "node:fs"
@@ -51,6 +52,8 @@ describe.each(hosts)("the memory scenario on %s", (_name, factory) => {
     first?: SentRequest
     second?: SentRequest
     search?: string[]
+    ranked?: string[]
+    rankedAfterForgetting?: string[]
     afterCitation?: SentRequest
     citedParts?: number
     learned?: string
@@ -102,6 +105,17 @@ describe.each(hosts)("the memory scenario on %s", (_name, factory) => {
       return reply
     })
 
+    /** A turn whose model asks memory_search in ranked mode; what the tool answered. */
+    const rankedSearch = async (question: string): Promise<string[]> => {
+      host.model.script(
+        { match: "rank memory", toolCalls: [{ name: "memory_search", arguments: { queries: [question], match_mode: "ranked" } }] },
+        { match: "rank memory", text: "ranked" },
+      )
+      const from = host.model.requests().length
+      await host.turn(await host.createSession("ranked"), `rank memory: ${question}`)
+      return host.model.requests().slice(from).flatMap((r) => toolResults(r.body))
+    }
+
     // A: read path, tools, citations; session A states the fact.
     await host.start()
     const reader = await host.createSession("reader")
@@ -136,6 +150,7 @@ describe.each(hosts)("the memory scenario on %s", (_name, factory) => {
     const probeTurn = host.model.requests().find((r) => (r.body.messages ?? []).some((m) => (m.tool_calls ?? []).some((c) => (c.function?.arguments ?? "").includes(files.outside))))
     seen.probeResults = probeTurn ? toolResults(probeTurn.body) : undefined
     seen.shown = await host.turn(await host.createSession("new task"), "how does acme ship?")
+    seen.ranked = await rankedSearch("how does acme ship a release")
 
     // C: A is deleted; the next consolidation forgets it.
     await host.deleteSession(sessionA)
@@ -148,6 +163,7 @@ describe.each(hosts)("the memory scenario on %s", (_name, factory) => {
       message: `${host.name}: the fact was never forgotten\n${host.log().slice(-3000)}`,
     })
     seen.forgotten = readIf(path.join(root, "MEMORY.md"))
+    seen.rankedAfterForgetting = await rankedSearch("how does acme ship a release")
 
     // D: a note wakes a consolidation; the host stops while the consolidator is still at work.
     await host.stop()
@@ -209,6 +225,13 @@ describe.each(hosts)("the memory scenario on %s", (_name, factory) => {
 
   it("forgetting: a deleted session's fact leaves memory at the next consolidation", () => {
     expect(seen.forgotten).not.toContain(FACT)
+  })
+
+  it("ranked search: the learned fact comes first, best first, and is gone once forgotten", () => {
+    const answer = seen.ranked!.join("\n")
+    expect(answer).toMatch(/entr(y|ies), best first, for: acme ship release/)
+    expect(answer.split("\n\n")[1]).toContain(FACT)
+    expect(seen.rankedAfterForgetting!.join("\n")).not.toContain(FACT)
   })
 
   it("dispose: a consolidation the host stopped midway is finished by the next start", () => {

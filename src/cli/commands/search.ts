@@ -8,12 +8,12 @@ import { CliError } from "../errors.js"
 import { withHome } from "../home.js"
 import { versionFlag } from "./records.js"
 
-const MODES: readonly MatchMode[] = ["any", "all_on_same_line", "all_within_lines"]
+const MODES: readonly MatchMode[] = ["any", "all_on_same_line", "all_within_lines", "ranked"]
 
 export const searchCommand: Command = {
   name: "search",
-  usage: "search QUERY [QUERY...] [--mode any|all_on_same_line|all_within_lines] [--lines N] [--path P] [--project NAME] [--context N] [--case-sensitive] [--normalized] [--since ISO] [--until ISO] [--max N] [--cursor C] [--version v1|v2]",
-  summary: "memory_search over the memory folder (same engine and modes), and over records not consolidated yet",
+  usage: "search QUERY [QUERY...] [--mode any|all_on_same_line|all_within_lines|ranked] [--lines N] [--path P] [--project NAME] [--context N] [--case-sensitive] [--normalized] [--since ISO] [--until ISO] [--max N] [--cursor C] [--version v1|v2]",
+  summary: "memory_search over the memory folder (same engine and modes, ranked included), and over records not consolidated yet",
   flags: {
     mode: { type: "string" },
     lines: { type: "string" },
@@ -55,7 +55,8 @@ export const searchCommand: Command = {
         result = await backend.search(request)
         // What was extracted but not consolidated yet is not in the folder: searched beside it, on
         // the first page of a search of the whole folder.
-        if (request.path === undefined && request.cursor === undefined) {
+        // Ranked answers hold the records already, scored with the files.
+        if (request.path === undefined && request.cursor === undefined && mode !== "ranked") {
           const records = (pipeline.store()?.unconsolidatedRecords() ?? []).map((row) => ({
             sessionId: row.session_id,
             rawMemory: row.raw_memory,
@@ -69,7 +70,12 @@ export const searchCommand: Command = {
         if (error instanceof MemoryError && error.kind !== "io") throw new CliError("usage", error.message)
         throw error
       }
-      const found = result.matches.map((m) => `${m.path}:${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}: ${m.text}`)
+      const found = result.matches.map((m) => {
+        const lines = `${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}`
+        if (m.score === undefined) return `${m.path}:${lines}: ${m.text}`
+        const where = m.record ? `record ${m.record.session_id} (not consolidated yet) ${m.record.field}:${lines}` : `${m.path}:${lines}`
+        return `${where} (score ${m.score})\n${m.text.replace(/^/gm, "  ")}`
+      })
       const waiting = pending.map((m) => `record ${m.session_id} (not consolidated yet) ${m.field}:${m.line}${m.end_line > m.line ? `-${m.end_line}` : ""}: ${m.text}`)
       const text = [...found, ...waiting].join("\n") || "no matches"
       return { json: { ...result, unconsolidated: pending }, text: result.next_cursor ? `${text}\n(more: --cursor ${result.next_cursor})` : text }
