@@ -9,6 +9,7 @@ import path from "node:path"
 import { immediate, migrate, openDatabase, userVersion } from "../../src/store/database.js"
 import { MIGRATIONS, type Migration } from "../../src/store/migrations.js"
 import { openSqlite, type DriverName, type SqlDatabase } from "../../src/store/sqlite.js"
+import { SearchIndexStore } from "../../src/store/search-index.js"
 
 export interface SuiteContext {
   /** The driver this runtime is expected to pick. */
@@ -339,6 +340,34 @@ export const storageCases: StorageCase[] = [
       const { db, recovered } = openDatabase(file)
       db.close()
       assert.equal(recovered, undefined)
+    },
+  },
+  {
+    name: "the ranked search index: BM25 over FTS5 with contentless deletes, blocks kept by hash, records replaced, filters applied",
+    run() {
+      const file = tempFile()
+      const store = SearchIndexStore.open(file)
+      try {
+        const identity = { ino: 1, dev: 1, size: 10, mtimeMs: 1, ctimeMs: 1, settled: true }
+        const chunk = (hash: string, body: string, startLine: number) => ({ hash, context: "", body, startLine, endLine: startLine })
+        store.replaceFile("MEMORY.md", identity, [chunk("a", "the retry budget is five", 1), chunk("b", "a budget for the retry of jobs", 3)])
+        const match = '"retry" OR "budget" OR "retry budget"'
+        const all = { scope: "", records: true }
+        assert.deepEqual(store.query(match, all, 10, 0).map((row) => [row.body, Number(row.start_line)]), [["the retry budget is five", 1], ["a budget for the retry of jobs", 3]])
+        // A block kept by hash keeps its words and moves; a new one is added, a gone one removed.
+        store.replaceFile("MEMORY.md", { ...identity, size: 20 }, [chunk("c", "deploys wait for the retry budget", 1), { ...chunk("a", "", 5), kept: true }])
+        assert.deepEqual(store.query(match, all, 10, 0).map((row) => [row.body, Number(row.start_line)]), [["the retry budget is five", 5], ["deploys wait for the retry budget", 1]])
+        assert.deepEqual([...store.hashesOf("MEMORY.md")].sort(), [["a", 1], ["c", 1]])
+        store.replaceRecords("fp1", [{ sessionId: "ses_x", chunks: [{ ...chunk("r", "retry budget for ses_x", 1), field: "raw_memory", projectKey: "git:/a/.git", projectName: "github.com/acme/app" }] }])
+        assert.equal(store.recordsFingerprint(), "fp1")
+        assert.deepEqual(store.query(match, { scope: "", records: true, project: "app" }, 10, 0).map((row) => row.source), ["record:ses_x"])
+        assert.deepEqual(store.query(match, { scope: "MEMORY.md", records: false }, 10, 0).length, 2)
+        store.replaceFile("MEMORY.md", undefined, [])
+        assert.deepEqual(store.query(match, all, 10, 0).map((row) => row.source), ["record:ses_x"])
+        assert.deepEqual(store.counts(), { files: 0, chunks: 1 })
+      } finally {
+        store.close()
+      }
     },
   },
   {
