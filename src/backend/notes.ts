@@ -106,3 +106,58 @@ function sumCounts(...all: Record<string, number>[]): Record<string, number> {
   for (const counts of all) for (const [key, value] of Object.entries(counts)) total[key] = (total[key] ?? 0) + value
   return total
 }
+
+export interface NoteEntry {
+  /** Relative to the memory root. */
+  path: string
+  /** The note's first heading, else its file name. */
+  title: string
+  bytes: number
+}
+
+/** Every note, oldest first (their names start with the time they were written). */
+export function listNotes(root: string): NoteEntry[] {
+  const directory = path.join(root, ...TOOLS.NOTES_DIR.split("/"))
+  // Through no symlink, as everywhere in the memory folder.
+  let folder = root
+  for (const part of ["", ...TOOLS.NOTES_DIR.split("/")]) {
+    folder = part ? path.join(folder, part) : folder
+    if (!fs.lstatSync(folder, { throwIfNoEntry: false })?.isDirectory()) return []
+  }
+  return fs
+    .readdirSync(directory, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".md") && !entry.name.startsWith("."))
+    .map((entry) => {
+      const file = path.join(directory, entry.name)
+      const text = fs.readFileSync(file, "utf8")
+      const title = /^# (.+)$/m.exec(text)?.[1]?.trim() || entry.name
+      return { path: `${TOOLS.NOTES_DIR}/${entry.name}`, title, bytes: Buffer.byteLength(text) }
+    })
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+/**
+ * Deletes one note. Only a plain file directly in the notes folder qualifies: anything else (a
+ * path elsewhere, a folder, a symlink) is refused. The next consolidation's diff shows it gone,
+ * and what only it supported leaves memory.
+ */
+export function deleteNote(root: string, relative: string): void {
+  const prefix = `${TOOLS.NOTES_DIR}/`
+  const name = relative.startsWith(prefix) ? relative.slice(prefix.length) : ""
+  if (!name || name.includes("/") || name.includes("\\") || name.startsWith(".") || !name.endsWith(".md")) {
+    throw new MemoryError("invalid_path", `"${relative}" is not a note; notes are the .md files directly in ${TOOLS.NOTES_DIR}/`)
+  }
+  // No folder on the way may be a symlink: the file deleted is always inside the memory folder.
+  let folder = root
+  for (const part of ["", ...TOOLS.NOTES_DIR.split("/")]) {
+    folder = part ? path.join(folder, part) : folder
+    const on = fs.lstatSync(folder, { throwIfNoEntry: false })
+    if (!on) throw new MemoryError("not_found", `no note "${relative}"`)
+    if (!on.isDirectory()) throw new MemoryError("invalid_path", `${path.relative(root, folder) || "the memory folder"} is not a plain folder; nothing is deleted through it`)
+  }
+  const file = path.join(folder, name)
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false })
+  if (!stat) throw new MemoryError("not_found", `no note "${relative}"`)
+  if (!stat.isFile()) throw new MemoryError("invalid_path", `"${relative}" is not a plain file; it is left alone`)
+  fs.rmSync(file)
+}

@@ -12,9 +12,11 @@ import { diffCommand } from "./commands/diff.js"
 import { doctorCommand } from "./commands/doctor.js"
 import { capabilitiesCommand, checkCompatibilityCommand } from "./commands/info.js"
 import { recallCommand, viewCommand } from "./commands/records.js"
+import { notesCommand } from "./commands/notes.js"
 import { searchCommand } from "./commands/search.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { statusCommand } from "./commands/status.js"
+import { uiCommand } from "./commands/ui.js"
 import { NoSqliteDriverError } from "../store/sqlite.js"
 import { CliError, EXIT } from "./errors.js"
 import { nearest } from "../util/nearest.js"
@@ -34,10 +36,12 @@ export const COMMANDS: readonly Command[] = [
   modeCommand,
   modesCommand,
   forgetCommand,
+  notesCommand,
   resetCommand,
   exportCommand,
   importCommand,
   doctorCommand,
+  uiCommand,
 ]
 
 export interface CliIo extends CliEnv {

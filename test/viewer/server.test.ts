@@ -1,0 +1,253 @@
+// The viewer's promises, each as a request a hostile page or process could make: no token, a
+// foreign Host (DNS rebinding), a foreign Origin, a cross-site form post, paths out of the memory
+// folder (plain, encoded, into the database), model-written <script> and javascript: links, and
+// changes without a fresh preview. Real HTTP on 127.0.0.1, a home built with the core's stores.
+import fs from "node:fs"
+import http from "node:http"
+import os from "node:os"
+import path from "node:path"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { openDatabase } from "../../src/store/database.js"
+import { SpendLedger } from "../../src/store/ledger.js"
+import { ConsolidationReviews } from "../../src/store/reviews.js"
+import { SessionCatalog } from "../../src/store/session-catalog.js"
+import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
+import { startViewer, type RunningViewer } from "../../src/viewer/server.js"
+
+const NOW = Date.UTC(2026, 11, 1, 12)
+let root: string
+let home: string
+let viewer: RunningViewer
+let cookie: string
+let origin: string
+
+interface Answer {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+/** One raw request: the path is sent exactly as given, and any header can be forged. */
+function request(pathname: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: viewer.port, method: options.method ?? "GET", path: pathname, headers: options.headers ?? {} }, (res) => {
+      let body = ""
+      res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+    })
+    req.on("error", reject)
+    req.end(options.body)
+  })
+}
+
+const get = (pathname: string, headers: Record<string, string> = {}) => request(pathname, { headers: { cookie, ...headers } })
+const post = (pathname: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+  request(pathname, { method: "POST", body: new URLSearchParams(form).toString(), headers: { cookie, origin, "content-type": "application/x-www-form-urlencoded", ...headers } })
+const tokenIn = (page: string) => /name="token" value="([^"]+)"/.exec(page)?.[1]
+
+function buildHome(): void {
+  const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
+  const jobs = new Stage1Jobs(db, () => NOW)
+  for (const [id, text] of [["ses_alpha", "deploys use make ship"], ["ses_beta", "tests need the vpn"]] as const) {
+    const claim = jobs.claim({ sessionId: id, updatedAt: NOW - 1_000 }, { workerId: "w", maxRunning: 9 })
+    if (claim.type !== "claimed") throw new Error(claim.type)
+    jobs.succeed(id, claim.token, { rawMemory: `- ${text}`, rolloutSummary: `Learned: ${text}. <script>alert("record")</script>`, slug: "s", cwd: "/p" })
+  }
+  db.prepare("INSERT INTO redaction_log (session_id, stage, recorded_at, counts) VALUES ('ses_alpha', 'transcript', 1, '{\"github-token\":2}')").run()
+  new SessionCatalog(db, () => NOW).remember([{ id: "ses_alpha", title: "Deploy <b>notes</b>", directory: "/src/app", createdAt: NOW - 9_000, updatedAt: NOW - 5_000 }])
+  new ConsolidationReviews(db, () => NOW).add("v1", { inputsAdded: ["rollout_summaries/a.md"], inputsRemoved: [], notes: [], changed: ["MEMORY.md"], sessions: 2 }, "diff --git a/MEMORY.md b/MEMORY.md\n+- deploys use make ship <img src=x onerror=alert(1)>\n")
+  new SpendLedger(db, () => NOW).record("extraction", { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0.01 })
+  db.close()
+  const memories = path.join(home, "memories")
+  fs.mkdirSync(path.join(memories, "skills", "ship"), { recursive: true })
+  fs.mkdirSync(path.join(memories, "extensions", "ad_hoc", "notes"), { recursive: true })
+  fs.writeFileSync(path.join(memories, "memory_summary.md"), "v1\n## Deploying\nUse make ship.\n")
+  fs.writeFileSync(
+    path.join(memories, "MEMORY.md"),
+    '# Memory\n- deploys use make ship\n- <script>alert("memory")</script> and <img src=x onerror=alert(2)>\n- [click me](javascript:alert(3)) and [data](data:text/html;base64,PHNjcmlwdD4=) and [docs](https://example.com/docs)\n- ![tracker](https://tracker.example/pixel.png)\n',
+  )
+  fs.writeFileSync(path.join(memories, "skills", "ship", "SKILL.md"), "---\nname: ship\n---\n1. run make ship\n")
+  fs.writeFileSync(path.join(memories, "extensions", "ad_hoc", "notes", "2026-12-01T10-00-00-freeze.md"), "# Release freeze\n\nReleases freeze in December.\n")
+  fs.writeFileSync(path.join(root, "outside.md"), "SECRET OUTSIDE THE HOME")
+}
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-viewer-"))
+  home = path.join(root, "home")
+  fs.mkdirSync(home)
+  buildHome()
+  viewer = await startViewer({ cli: { env: {}, homedir: root, now: () => NOW }, home })
+  origin = `http://127.0.0.1:${viewer.port}`
+  const entry = await request(new URL(viewer.url).pathname + new URL(viewer.url).search)
+  cookie = String(entry.headers["set-cookie"]?.[0] ?? "").split(";")[0]!
+})
+afterAll(async () => {
+  await viewer?.close()
+  fs.rmSync(root, { recursive: true, force: true })
+})
+
+describe("who gets in", () => {
+  it("listens on 127.0.0.1 only, and prints an address that carries the run's token", () => {
+    expect(viewer.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/)
+  })
+
+  it("turns the printed address into an HttpOnly, SameSite=Strict cookie and takes the token out of the address", async () => {
+    const entry = await request(new URL(viewer.url).pathname + new URL(viewer.url).search)
+    expect(entry.status).toBe(303)
+    expect(entry.headers.location).toBe("/")
+    expect(String(entry.headers["set-cookie"])).toMatch(/^ocm_viewer=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/)
+  })
+
+  it("refuses a request without the token, or with a wrong one", async () => {
+    expect((await request("/")).status).toBe(401)
+    expect((await request("/?token=guess")).status).toBe(401)
+    expect((await request("/", { headers: { cookie: "ocm_viewer=guess" } })).status).toBe(401)
+    expect((await request("/sessions")).body).not.toContain("ses_alpha")
+  })
+
+  it("refuses a foreign Host (a DNS-rebinding page's requests name the attacker's host), even with the token", async () => {
+    for (const host of ["evil.example", `evil.example:${viewer.port}`, `localhost:${viewer.port}`, "127.0.0.1"]) {
+      const answer = await get("/", { host })
+      expect(answer.status, host).toBe(421)
+      expect(answer.body).not.toContain("ses_alpha")
+    }
+  })
+
+  it("refuses another origin's requests, reads and writes alike", async () => {
+    expect((await get("/", { origin: "http://evil.example" })).status).toBe(403)
+    expect((await get("/", { origin: "http://localhost:" + viewer.port })).status).toBe(403)
+  })
+
+  it("sends a strict Content-Security-Policy, no caching, and no framing on every page", async () => {
+    for (const page of ["/", "/summary", "/memory", "/sessions", "/history", "/cost", "/jobs", "/search", "/controls", "/nowhere"]) {
+      const answer = await get(page)
+      expect(answer.headers["content-security-policy"], page).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+      expect(answer.headers["cache-control"]).toBe("no-store")
+      expect(answer.headers["x-frame-options"]).toBe("DENY")
+      expect(answer.body).not.toMatch(/<script/i)
+    }
+  })
+})
+
+describe("what it serves", () => {
+  it("renders each page with what memory holds", async () => {
+    expect((await get("/")).body).toContain("Extracted sessions")
+    expect((await get("/summary")).body).toContain("Use make ship.")
+    expect((await get("/summary")).body).toContain("MEMORY SUMMARY BEGINS")
+    expect((await get("/memory")).body).toContain("deploys use make ship")
+    expect((await get("/memory?skill=ship")).body).toContain("run make ship")
+    expect((await get("/sessions")).body).toContain("ses_alpha")
+    expect((await get("/session?id=ses_alpha")).body).toContain("Learned: deploys use make ship.")
+    expect((await get("/session?id=ses_alpha")).body).toContain("github-token ×2")
+    expect((await get("/history")).body).toContain("rollout_summaries/a.md")
+    expect((await get("/cost")).body).toMatch(/<svg[^>]*role="img"/)
+    expect((await get("/jobs")).body).toContain("Leases")
+    expect((await get("/controls")).body).toContain("Release freeze")
+  })
+
+  it("searches ranked and by substring", async () => {
+    const ranked = await get("/search?q=how+do+we+deploy&mode=ranked")
+    expect(ranked.body).toContain("deploys use make ship")
+    expect(ranked.body).toMatch(/score [\d.]+/)
+    expect((await get("/search?q=vpn&mode=any")).body).toContain("tests need the vpn")
+  })
+
+  it("renders model-written content inert: no script, no event handler, no javascript: or data: link, no remote image", async () => {
+    for (const page of ["/memory", "/session?id=ses_alpha", "/history", "/search?q=script&mode=any", "/sessions"]) {
+      const body = (await get(page)).body
+      expect(body, page).not.toMatch(/<script/i)
+      expect(body, page).not.toMatch(/<img/i)
+      expect(body, page).not.toMatch(/href="(javascript|data):/i)
+      expect(body, page).not.toMatch(/<b>notes<\/b>/)
+    }
+    const memory = (await get("/memory")).body
+    expect(memory).toContain("&lt;script&gt;")
+    expect(memory).toContain('<a href="https://example.com/docs" rel="noopener noreferrer nofollow">docs</a>')
+    expect(memory).not.toContain("tracker.example/pixel.png\"")
+  })
+
+  it("serves nothing outside the memory folder, no database file, plain or encoded", async () => {
+    const probes = [
+      "/memory.db",
+      "/../memory.db",
+      "/assets/../memory.db",
+      "/assets/%2e%2e/memory.db",
+      "/assets/..%2f..%2foutside.md",
+      "/memory?skill=../../outside",
+      "/memory?skill=..%2f..%2foutside",
+      "/memory?skill=%2e%2e",
+      "/session?id=../../memory.db",
+      "/file?path=../outside.md",
+      "/memories/MEMORY.md",
+    ]
+    for (const probe of probes) {
+      const answer = await get(probe)
+      expect([400, 404], probe).toContain(answer.status)
+      expect(answer.body, probe).not.toContain("SECRET OUTSIDE")
+      expect(answer.body, probe).not.toContain("SQLite format")
+    }
+  })
+})
+
+describe("changes", () => {
+  beforeEach(async () => {
+    // Each test starts with learning on.
+    const preview = await get("/action/resume")
+    await post("/action/resume", { token: tokenIn(preview.body)!, version: "v1" })
+  })
+
+  it("shows what will change, then makes it with the preview's one-time token, once", async () => {
+    const preview = await get("/action/pause")
+    expect(preview.body).toContain("stops starting learning work")
+    const token = tokenIn(preview.body)!
+    const done = await post("/action/pause", { token, version: "v1" })
+    expect(done.status).toBe(200)
+    expect(done.body).toContain("Learning is paused.")
+    expect((await get("/controls")).body).toContain("Resume learning")
+    // The same token again: refused.
+    expect((await post("/action/pause", { token, version: "v1" })).status).toBe(403)
+  })
+
+  it("refuses a change with no preview, with another change's token, or a cross-site form post", async () => {
+    expect((await post("/action/pause", { version: "v1" })).status).toBe(403)
+    const other = tokenIn((await get("/action/delete-note?path=extensions/ad_hoc/notes/2026-12-01T10-00-00-freeze.md")).body)!
+    expect((await post("/action/pause", { token: other, version: "v1" })).status).toBe(409)
+    const token = tokenIn((await get("/action/pause")).body)!
+    expect((await post("/action/pause", { token, version: "v1" }, { origin: "http://evil.example" })).status).toBe(403)
+    expect((await request("/action/pause", { method: "POST", body: `token=${token}`, headers: { cookie, "content-type": "application/x-www-form-urlencoded" } })).status).toBe(403)
+    expect((await post("/action/pause", { token, version: "v1" }, { "sec-fetch-site": "cross-site" })).status).toBe(403)
+    expect((await get("/controls")).body).toContain("Pause learning")
+  })
+
+  it("refuses a stale preview: memory changed since it was shown, so nothing is changed", async () => {
+    const preview = await get("/action/forget?session=ses_beta")
+    expect(preview.body).toContain("Deleted: v1: record ses_beta")
+    const token = tokenIn(preview.body)!
+    // Meanwhile, the session learns something new (another process extracted it again).
+    const { db } = openDatabase(path.join(home, "memory.db"), { now: () => NOW })
+    const jobs = new Stage1Jobs(db, () => NOW + 10_000)
+    const claim = jobs.claim({ sessionId: "ses_beta", updatedAt: NOW + 5_000 }, { workerId: "w", maxRunning: 9 })
+    if (claim.type !== "claimed") throw new Error(claim.type)
+    jobs.succeed("ses_beta", claim.token, { rawMemory: "- tests need the vpn and a token", rolloutSummary: "More.", slug: "s", cwd: "/p" })
+    db.close()
+    const refused = await post("/action/forget", { token, session: "ses_beta", version: "v1" })
+    expect(refused.status).toBe(409)
+    expect(refused.body).toContain("Memory changed since this preview")
+    expect((await get("/session?id=ses_beta")).body).toContain("a token")
+    // A fresh preview works, through the CLI's own forget.
+    const fresh = tokenIn((await get("/action/forget?session=ses_beta")).body)!
+    const done = await post("/action/forget", { token: fresh, session: "ses_beta", version: "v1" })
+    expect(done.body).toContain("Forgot what was learned from ses_beta")
+    expect((await get("/session?id=ses_beta")).body).not.toContain("a token")
+  })
+
+  it("deletes a note, and refuses a path that is not a note", async () => {
+    const note = "extensions/ad_hoc/notes/2026-12-01T10-00-00-freeze.md"
+    expect((await get("/action/delete-note?path=../memory.db")).status).toBe(400)
+    expect((await get("/action/delete-note?path=extensions/ad_hoc/notes/../../../memory.db")).status).toBe(400)
+    const preview = await get(`/action/delete-note?path=${encodeURIComponent(note)}`)
+    expect(preview.body).toContain("Release freeze")
+    await post("/action/delete-note", { token: tokenIn(preview.body)!, path: note, version: "v1" })
+    expect(fs.existsSync(path.join(home, "memories", note))).toBe(false)
+    expect(fs.existsSync(path.join(home, "memory.db"))).toBe(true)
+  })
+})
