@@ -4,6 +4,7 @@ import os from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { normalizeRemote, projectIdentity, ProjectResolver, projectRules, type ProjectRules } from "../../../src/write/phase1/project-identity.js"
+import { git, repository as makeRepository } from "./repositories.js"
 
 let root: string
 let rules: ProjectRules
@@ -19,21 +20,7 @@ afterEach(() => {
   fs.rmSync(root, { recursive: true, force: true })
 })
 
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always", ...args], { cwd, stdio: "ignore" })
-}
-
-/** A repository at `relative` with one commit and, if given, an origin remote. */
-function repository(relative: string, origin?: string): string {
-  const dir = path.join(root, relative)
-  fs.mkdirSync(dir, { recursive: true })
-  git(dir, "init", "-q")
-  fs.writeFileSync(path.join(dir, "README.md"), "x\n")
-  git(dir, "add", ".")
-  git(dir, "commit", "-qm", "first")
-  if (origin) git(dir, "remote", "add", "origin", origin)
-  return dir
-}
+const repository = (relative: string, origin?: string) => makeRepository(root, relative, origin)
 
 describe("projectIdentity", () => {
   it("makes a checkout, its subfolders and its linked worktrees one project, named by the remote", () => {

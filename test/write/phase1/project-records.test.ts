@@ -2,7 +2,6 @@
 // for a repository's checkout, its linked worktree and its subfolders, the name in the
 // extraction prompt, and the key and name cleaned like every host string (secrets redacted,
 // `<private>` text removed). Real synthetic repositories, the in-memory host.
-import { execFileSync } from "node:child_process"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -19,6 +18,7 @@ import { v1Extraction } from "../../../src/write/phase1/extraction-strategy.js"
 import { Phase1 } from "../../../src/write/phase1/phase1.js"
 import { ProjectResolver } from "../../../src/write/phase1/project-identity.js"
 import { FakeHost } from "../../fakes/host.js"
+import { git, repository as makeRepository } from "./repositories.js"
 
 const HOUR = 3_600_000
 const templates = loadExtractionTemplates(fileURLToPath(new URL("../../../templates", import.meta.url)))
@@ -48,20 +48,7 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true })
 })
 
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, stdio: "ignore" })
-}
-
-function repository(relative: string, origin?: string): string {
-  const dir = path.join(root, relative)
-  fs.mkdirSync(dir, { recursive: true })
-  git(dir, "init", "-q")
-  fs.writeFileSync(path.join(dir, "README.md"), "x\n")
-  git(dir, "add", ".")
-  git(dir, "commit", "-qm", "first")
-  if (origin) git(dir, "remote", "add", "origin", origin)
-  return dir
-}
+const repository = (relative: string, origin?: string) => makeRepository(root, relative, origin)
 
 function pass() {
   // The folders live in a temp folder, which the real rules keep out: here "temp" is a scratch folder.
