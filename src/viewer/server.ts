@@ -22,6 +22,7 @@ import { statusCommand } from "../cli/commands/status.js"
 import { CliError } from "../cli/errors.js"
 import { withHome, type CliEnv } from "../cli/home.js"
 import { READ_PATH } from "../constants.js"
+import { redactText } from "../redact/redact.js"
 import { packageRoot } from "../util/package-root.js"
 import { html, query, type Part } from "./html.js"
 import { markdownRenderer } from "./markdown.js"
@@ -98,7 +99,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     const ctx = ctxOf(c)
     const view = await run<{ injected: boolean; block: string | null; summary_file: string }>(viewCommand, ["--version", ctx.version])
     const status = await run<{ report: { versions: Array<{ version: string; summary?: { bytes: number; estimatedTokens: number; capped: boolean } }> } }>(statusCommand, [])
-    return page(c, pages.summaryPage(ctx, view, status.report.versions.find((v) => v.version === ctx.version)?.summary, READ_PATH.SUMMARY_TOKEN_LIMIT))
+    return page(c, pages.summaryPage(ctx, { ...view, block: view.block === null ? null : redactText(view.block) }, status.report.versions.find((v) => v.version === ctx.version)?.summary, READ_PATH.SUMMARY_TOKEN_LIMIT))
   })
 
   app.get("/memory", async (c) => {
@@ -159,7 +160,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
         ),
         ...(answer.unconsolidated ?? []).map((m) => ({ where: `record of ${m.session_id} (not consolidated yet), ${m.field}:${m.line}`, href: `/session${query({ version: ctx.version, id: m.session_id })}`, text: m.text })),
       ]
-      return page(c, pages.searchPage(ctx, { q, mode, results }))
+      return page(c, pages.searchPage(ctx, { q, mode, results: results.map((r) => ({ ...r, text: redactText(r.text) })) }))
     } catch (error) {
       if (error instanceof CliError) return page(c, pages.searchPage(ctx, { q, mode, error: error.message }), 400)
       throw error
@@ -245,7 +246,8 @@ function readMemoryFile(root: string, relative: string): string | undefined {
     const entry = resolveMemoryEntry(root, relative)
     if (!entry.stat.isFile()) return undefined
     if (entry.stat.size > MAX_PAGE_BYTES) return `(${entry.stat.size} bytes: too large to show here; search it, or open it with memory_read)`
-    return readFileNoFollow(entry.absolute, entry.relative, entry.stat).bytes.toString("utf8")
+    // Memory files are written redacted, but a hand edit may have put a secret in one since.
+    return redactText(readFileNoFollow(entry.absolute, entry.relative, entry.stat).bytes.toString("utf8"))
   } catch (error) {
     if (error instanceof MemoryError && (error.kind === "not_found" || error.kind === "unavailable")) return undefined
     throw error

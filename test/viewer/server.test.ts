@@ -63,7 +63,7 @@ function buildHome(): void {
   fs.writeFileSync(path.join(memories, "memory_summary.md"), "v1\n## Deploying\nUse make ship.\n")
   fs.writeFileSync(
     path.join(memories, "MEMORY.md"),
-    '# Memory\n- deploys use make ship\n- <script>alert("memory")</script> and <img src=x onerror=alert(2)>\n- [click me](javascript:alert(3)) and [data](data:text/html;base64,PHNjcmlwdD4=) and [docs](https://example.com/docs)\n- ![tracker](https://tracker.example/pixel.png)\n',
+    '# Memory\n- deploys use make ship\n- hand-edited: the token is ghp_0123456789abcdefghijABCDEFGHIJ0123456789\n- <script>alert("memory")</script> and <img src=x onerror=alert(2)>\n- [click me](javascript:alert(3)) and [data](data:text/html;base64,PHNjcmlwdD4=) and [docs](https://example.com/docs)\n- ![tracker](https://tracker.example/pixel.png)\n',
   )
   fs.writeFileSync(path.join(memories, "skills", "ship", "SKILL.md"), "---\nname: ship\n---\n1. run make ship\n")
   fs.writeFileSync(path.join(memories, "extensions", "ad_hoc", "notes", "2026-12-01T10-00-00-freeze.md"), "# Release freeze\n\nReleases freeze in December.\n")
@@ -142,6 +142,15 @@ describe("what it serves", () => {
     expect((await get("/cost")).body).toMatch(/<svg[^>]*role="img"/)
     expect((await get("/jobs")).body).toContain("Leases")
     expect((await get("/controls")).body).toContain("Release freeze")
+  })
+
+  it("shows nothing unredacted, even a secret someone typed into a memory file by hand", async () => {
+    for (const page of ["/memory", "/search?q=hand-edited&mode=any", "/search?q=hand+edited+token&mode=ranked"]) {
+      const body = (await get(page)).body
+      expect(body, page).toContain("hand-edited")
+      expect(body, page).not.toContain("ghp_0123456789")
+      expect(body, page).toContain("[REDACTED:")
+    }
   })
 
   it("searches ranked and by substring", async () => {
