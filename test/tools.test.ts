@@ -133,6 +133,18 @@ describe("tools", () => {
     expect((await run("memory_search", { queries: ["pool"], match_mode: "ranked", context_lines: 2 })).output).toMatch(/^Error \(invalid_argument\): context_lines does not apply/)
   })
 
+  it("ranks in the session's own memory version, from that version's own index file", async () => {
+    const { run, memory } = await setup({ version: "v2" })
+    const root = memory.pipeline("v2").paths.memoryRoot
+    fs.mkdirSync(path.join(root, "rollout_summaries"), { recursive: true })
+    fs.writeFileSync(path.join(root, "rollout_summaries", "2026-03-01T10-00-00-aB3x-pool.md"), "session_id: ses_v2\n\nRaised the pgbouncer pool to 40.\n")
+    const found = await run("memory_search", { queries: ["pgbouncer pool"], match_mode: "ranked" })
+    expect(found.output).toContain("rollout_summaries/2026-03-01T10-00-00-aB3x-pool.md:3")
+    expect(path.basename(memory.pipeline("v2").paths.index)).toBe("memory_v2_index.db")
+    expect(fs.existsSync(memory.pipeline("v2").paths.index)).toBe(true)
+    expect(fs.existsSync(memory.pipeline("v1").paths.index)).toBe(false)
+  })
+
   it("saves a note and finds it by search right away", async () => {
     const { run } = await setup()
     const saved = await run("memory_add_note", { title: "Release day", note: "Releases happen on Tuesdays." })

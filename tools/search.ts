@@ -26,7 +26,7 @@ export function searchTool(backendFor: (sessionId: string) => LocalMemoryBackend
       const backend = backendFor(call.sessionID)
       const result = await backend.search(args)
       const blocks = result.matches.map(formatMatch)
-      const terms = (result as { terms?: string[] }).terms
+      const terms = result.terms
       const summary = terms
         ? `${result.matches.length} entr${result.matches.length === 1 ? "y" : "ies"}, best first, for: ${terms.join(" ")}`
         : `${result.matches.length} match${result.matches.length === 1 ? "" : "es"} in ${result.files_scanned} file${result.files_scanned === 1 ? "" : "s"} searched`

@@ -77,12 +77,13 @@ export async function measureSpeed(): Promise<{ details: string[]; checks: Check
       updates.push(performance.now() - start)
     }
     const found = await search("ledger reconciliation")
+    const held = backend.ranked.counts()
     backend.ranked.close()
     const warmMedian = median(warm)
     const updateMedian = median(updates)
     return {
       details: [
-        `speed         ${filesUnder(root).length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB; first search (builds the index) ${buildMs.toFixed(0)} ms (no target); index file ${(fs.statSync(path.join(home, "memory_index.db")).size / 1024 / 1024).toFixed(1)} MB`,
+        `speed         ${filesUnder(root).length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB; first search (builds the index) ${buildMs.toFixed(0)} ms (no target); index file ${(fs.statSync(path.join(home, "memory_index.db")).size / 1024 / 1024).toFixed(1)} MB, ${held.chunks} documents of ${held.files} files`,
         `   warm ranked search   ${warmMedian.toFixed(1)} ms median of ${warm.length} (${SPEED_QUERIES.length} queries, 10 rounds)`,
         `   update after a consolidation-sized change   ${updateMedian.toFixed(0)} ms median of ${updates.length} (1 MB MEMORY.md rewritten, 10 summaries added, 5 removed)`,
       ],

@@ -1,11 +1,12 @@
 // The project filter of memory_search and the CLI's `search`: which rollout summaries and records
 // name the project asked for. A project is asked for by its name ("github.com/acme/app"), the
 // last part of it ("app"), or its key, in any case. Pure.
+import { MemoryError } from "./errors.js"
 
 /** The filter as compared: trimmed and lowercased; undefined when no filter was given. */
 export function projectFilter(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value !== "string") throw new TypeError(`project must be a string (got ${JSON.stringify(value)})`)
+  if (typeof value !== "string") throw new MemoryError("invalid_argument", `project must be a string (got ${JSON.stringify(value)}); pass a project's name, such as "github.com/acme/app" or "app".`)
   const filter = value.trim().toLowerCase()
   return filter || undefined
 }

@@ -68,11 +68,6 @@ const MAX_FILE_BYTES = 32 * 1024 * 1024
 /** Searches run again at most this often when the files of their results keep changing. */
 const MAX_ROUNDS = 3
 
-export interface RankedSearchResult extends SearchResult {
-  /** The words searched for, as ranked search understood the queries. */
-  terms: string[]
-}
-
 export class RankedIndex {
   private store: SearchIndexStore | undefined
   private readonly folders: FolderCache
@@ -86,7 +81,7 @@ export class RankedIndex {
     this.folders = new FolderCache({ now: this.now, settleMs: this.settleMs })
   }
 
-  search(request: SearchRequest, maxResults: number): RankedSearchResult {
+  search(request: SearchRequest, maxResults: number): SearchResult {
     const plan = planRanked(checkQueries(request.queries))
     if (!plan.match) throw new MemoryError("empty_query", "queries hold no word to rank by; pass the words you are looking for, such as [\"deploy staging\"].")
     for (const flag of ["case_sensitive", "normalized", "line_count", "context_lines"] as const) {
@@ -95,7 +90,7 @@ export class RankedIndex {
     const scope = request.path ? splitRelative(request.path).join("/") : ""
     if (scope) resolveMemoryEntry(this.options.root, scope)
     const range = parseTimeRange(request.since, request.until)
-    const project = projectOrRefuse(request.project)
+    const project = projectFilter(request.project)
     const fingerprint = fingerprintOf(["ranked", plan.terms, scope, range?.from ?? null, range?.to ?? null, project ?? null])
     const offset = request.cursor === undefined || request.cursor === null ? 0 : decodeRankedCursor(request.cursor, fingerprint)
     const filter = {
@@ -124,7 +119,7 @@ export class RankedIndex {
         for (const source of stale) this.refreshFile(store, { relative: source, absolute: this.absolute(source) }, indexed.get(source), read)
       }
       const page = rows.slice(0, maxResults)
-      const result: RankedSearchResult = { matches: page.map((row) => present(row, plan.terms)), files_scanned: scanned, terms: plan.terms }
+      const result: SearchResult = { matches: page.map((row) => present(row, plan.terms)), files_scanned: scanned, terms: plan.terms }
       if (rows.length > maxResults) result.next_cursor = encodeRankedCursor(fingerprint, offset + maxResults)
       return result
     })
@@ -138,6 +133,11 @@ export class RankedIndex {
   /** Brings only the records up to date now (a session was forgotten). */
   refreshRecordsNow(): void {
     this.withStore((store) => this.refreshRecords(store))
+  }
+
+  /** Files and documents the index holds. */
+  counts(): { files: number; chunks: number } {
+    return this.withStore((store) => store.counts())
   }
 
   /** The plugin changed the folder: the next search checks every file. */
@@ -336,7 +336,7 @@ function hashOf(doc: RankedDoc): string {
 function present(row: RankedRow, terms: readonly string[]): SearchMatch {
   const lower = row.body.toLowerCase()
   const match: SearchMatch = {
-    path: row.field === null ? row.source : row.source,
+    path: row.source,
     line: Number(row.start_line),
     end_line: Number(row.end_line),
     text: row.body,
@@ -352,12 +352,4 @@ function present(row: RankedRow, terms: readonly string[]): SearchMatch {
 function checkQueries(raw: unknown): string[] {
   if (!Array.isArray(raw) || raw.some((query) => typeof query !== "string")) throw new MemoryError("invalid_argument", "queries must be a list of strings, such as [\"how do we deploy to staging\"].")
   return raw as string[]
-}
-
-function projectOrRefuse(value: unknown): string | undefined {
-  try {
-    return projectFilter(value)
-  } catch (error) {
-    throw new MemoryError("invalid_argument", `${(error as Error).message}; pass a project's name, such as "github.com/acme/app" or "app".`)
-  }
 }

@@ -99,6 +99,8 @@ export interface SearchResult {
   files_scanned: number
   /** Lines of this page (matched or context) shortened because they were too long; absent when none. */
   truncated_lines?: number
+  /** Ranked mode: the words searched for, as the queries were understood. */
+  terms?: string[]
 }
 
 export interface AddNoteRequest {

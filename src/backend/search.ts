@@ -73,12 +73,7 @@ export function planSearch(request: SearchRequest): SearchPlan {
   const scope = request.path ?? ""
   const normalizedScope = splitRelative(scope).join("/")
   const range = parseTimeRange(request.since, request.until)
-  let project: string | undefined
-  try {
-    project = projectFilter(request.project)
-  } catch (error) {
-    throw new MemoryError("invalid_argument", `${(error as Error).message}; pass a project's name, such as "github.com/acme/app" or "app".`)
-  }
+  const project = projectFilter(request.project)
   return {
     queries,
     needles,

@@ -1,7 +1,8 @@
 // memory_reset across every version: what each version learned (outputs, jobs, the forget queue,
 // readiness progress), the catalog's citation records, every session checkpoint, the consolidation
-// reviews, every memory folder and what the search index held of them. Then the reset epoch moves to now: phase 1 of every process
-// learns only from what is said after it, so the sessions of the last days are not learned again.
+// reviews, every memory folder and what the search index held of them. Then the reset epoch moves
+// to now: phase 1 of every process learns only from what is said after it, so the sessions of the
+// last days are not learned again.
 // Kept: session modes, version stamps, the forget times of sessions, the redaction audit (counts,
 // no text), the spend ledger and the pause. Refused, changing nothing, while any version's
 // consolidation holds a live lease; each version's clearing re-checks that inside its own transaction.

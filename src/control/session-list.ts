@@ -103,3 +103,36 @@ function describeSession(id: string, row: CatalogRow | undefined, input: Session
 export function waitingToGoIdle(sessions: readonly SessionListing[], now: number): SessionListing[] {
   return sessions.filter((s) => s.state === "waiting" && s.eligibleAt !== undefined && s.eligibleAt > now).sort((a, b) => a.eligibleAt! - b.eligibleAt!)
 }
+
+export interface ProjectGroup<T> {
+  /** The project's name; a folder's when it is in no project; the key beside a name two projects share. */
+  heading: string
+  items: T[]
+  /** How many folders the group's items ran in: a list names each item's folder when it is more than one. */
+  folders: number
+}
+
+/**
+ * Items grouped by project, in the order their groups first appear (the `sessions` list and the
+ * viewer's page show the same groups). An item with no project stands under its folder.
+ */
+export function groupByProject<T>(items: readonly T[], of: (item: T) => { project?: { key: string; name: string } | null | undefined; folder?: string | null | undefined }): ProjectGroup<T>[] {
+  const groups = new Map<string, { name: string; items: T[]; folders: Set<string> }>()
+  for (const item of items) {
+    const { project, folder } = of(item)
+    const key = project?.key ?? (folder ? `folder:${folder}` : "")
+    const name = project?.name ?? (folder ? `${folder} (no project)` : "(project not kept)")
+    const group = groups.get(key) ?? { name, items: [], folders: new Set<string>() }
+    group.items.push(item)
+    if (folder) group.folders.add(folder)
+    groups.set(key, group)
+  }
+  // Two projects of one name (two checkouts without a remote) are told apart by their key.
+  const names = new Map<string, number>()
+  for (const group of groups.values()) names.set(group.name, (names.get(group.name) ?? 0) + 1)
+  return [...groups].map(([key, group]) => ({
+    heading: (names.get(group.name) ?? 0) > 1 && key ? `${group.name} (${key})` : group.name,
+    items: group.items,
+    folders: group.folders.size,
+  }))
+}

@@ -253,7 +253,7 @@ export class SearchIndexStore {
     }
   }
 
-  /** Documents per kind, for status. */
+  /** Files and documents held (the benchmark prints them). */
   counts(): { files: number; chunks: number } {
     const files = this.statement("SELECT COUNT(*) AS n FROM indexed_files").get<{ n: number }>()?.n ?? 0
     const chunks = this.statement("SELECT COUNT(*) AS n FROM chunks").get<{ n: number }>()?.n ?? 0

@@ -2,6 +2,7 @@
 // a page shows what `status`, `sessions` or `recall` would say). Pure: the same data gives the
 // same bytes. Every value is escaped by `html` (html.ts); memory's own Markdown goes through the
 // sanitizing renderer (markdown.ts). No page carries a script.
+import { groupByProject } from "../control/session-list.js"
 import { html, query, raw, type Part, type Raw } from "./html.js"
 
 export type Version = "v1" | "v2"
@@ -106,18 +107,14 @@ interface SessionJson {
 }
 
 export function sessionsPage(ctx: PageContext, data: { total: number; counts: Record<string, number>; sessions: SessionJson[] }): string {
-  const groups = new Map<string, SessionJson[]>()
-  for (const s of data.sessions) {
-    const name = s.project?.name ?? (s.folder ? `${s.folder} (no project)` : "(project not kept)")
-    groups.set(name, [...(groups.get(name) ?? []), s])
-  }
+  const groups = groupByProject(data.sessions, (s) => ({ project: s.project, folder: s.folder }))
   const counts = Object.entries(data.counts).map(([state, n]) => `${n} ${state.replace("_", " ")}`).join(", ")
   const table = (rows: SessionJson[]) => html`<table><thead><tr><th scope="col">Session</th><th scope="col">Title</th><th scope="col">Folder</th><th scope="col">Mode</th><th scope="col">State</th><th scope="col">Eligible</th></tr></thead><tbody>${rows.map(
     (s) => html`<tr><td><a href="/session${query({ version: ctx.version, id: s.session_id })}">${s.session_id}</a></td><td>${s.title ?? "—"}</td><td>${s.folder ?? "—"}</td><td>${s.mode}</td><td>${s.state.replace("_", " ")}${s.error ? html` <span class="error">${s.error}</span>` : ""}</td><td>${s.eligible_at ?? "—"}</td></tr>`,
   )}</tbody></table>`
   return layout(`Sessions (${ctx.version})`, ctx, "/sessions", [
     html`<p>${data.total} sessions: ${counts || "none yet"}.</p>`,
-    [...groups].map(([name, rows]) => html`<section><h2>${name}</h2><div class="scroll">${table(rows)}</div></section>`),
+    groups.map((group) => html`<section><h2>${group.heading}</h2><div class="scroll">${table(group.items)}</div></section>`),
   ])
 }
 

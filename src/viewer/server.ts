@@ -12,7 +12,7 @@ import { MemoryError } from "../backend/errors.js"
 import { listNotes } from "../backend/notes.js"
 import { readFileNoFollow, resolveMemoryEntry } from "../backend/safe-path.js"
 import { parseCommand } from "../cli/args.js"
-import type { Command } from "../cli/command.js"
+import type { Command, CommandResult } from "../cli/command.js"
 import { forgetCommand, modeCommand, pause, resetCommand, resume } from "../cli/commands/control.js"
 import { notesCommand } from "../cli/commands/notes.js"
 import { recallCommand, viewCommand } from "../cli/commands/records.js"
@@ -56,12 +56,13 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   const holder: { security?: ViewerSecurity } = {}
   const homeArgs = options.home !== undefined ? ["--home", options.home] : []
 
-  /** A command of the CLI, run in this process, its JSON answer. */
-  const run = async <T>(command: Command, argv: readonly string[]): Promise<T> => {
+  /** A command of the CLI, run in this process: its answer (JSON, and the text `--text` prints). */
+  const run = (async (command: Command, argv: readonly string[]) => {
     const args = parseCommand([...argv, ...homeArgs], command.flags, { ...command.positionals, usage: command.usage })
-    const result = await command.run({ cli: options.cli, args, readInput: async () => Promise.reject(new CliError("usage", "the viewer reads no input")) })
-    return result.json as T
-  }
+    return command.run({ cli: options.cli, args, readInput: async () => Promise.reject(new CliError("usage", "the viewer reads no input")) })
+  }) satisfies RunResult
+  /** Its JSON answer alone. */
+  const json = async <T>(command: Command, argv: readonly string[]): Promise<T> => (await run(command, argv)).json as T
 
   const app = new Hono()
   app.use("*", async (c, next) => {
@@ -93,12 +94,12 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
 
   app.get("/assets/viewer.css", (c) => c.body(css, 200, { "Content-Type": "text/css; charset=utf-8" }))
 
-  app.get("/", async (c) => page(c, pages.overviewPage(ctxOf(c), await run(statusCommand, []), READ_PATH.SUMMARY_TOKEN_LIMIT)))
+  app.get("/", async (c) => page(c, pages.overviewPage(ctxOf(c), await json(statusCommand, []), READ_PATH.SUMMARY_TOKEN_LIMIT)))
 
   app.get("/summary", async (c) => {
     const ctx = ctxOf(c)
-    const view = await run<{ injected: boolean; block: string | null; summary_file: string }>(viewCommand, ["--version", ctx.version])
-    const status = await run<{ report: { versions: Array<{ version: string; summary?: { bytes: number; estimatedTokens: number; capped: boolean } }> } }>(statusCommand, [])
+    const view = await json<{ injected: boolean; block: string | null; summary_file: string }>(viewCommand, ["--version", ctx.version])
+    const status = await json<{ report: { versions: Array<{ version: string; summary?: { bytes: number; estimatedTokens: number; capped: boolean } }> } }>(statusCommand, [])
     return page(c, pages.summaryPage(ctx, { ...view, block: view.block === null ? null : redactText(view.block) }, status.report.versions.find((v) => v.version === ctx.version)?.summary, READ_PATH.SUMMARY_TOKEN_LIMIT))
   })
 
@@ -121,14 +122,14 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
 
   app.get("/sessions", async (c) => {
     const ctx = ctxOf(c)
-    return page(c, pages.sessionsPage(ctx, await run(sessionsCommand, ["--version", ctx.version, "--limit", "1000"])))
+    return page(c, pages.sessionsPage(ctx, await json(sessionsCommand, ["--version", ctx.version, "--limit", "1000"])))
   })
 
   app.get("/session", async (c) => {
     const ctx = ctxOf(c)
     const id = c.req.query("id") ?? ""
     if (!SESSION_ID.test(id)) return page(c, pages.errorPage(ctx, 404, "no such session"), 404)
-    return page(c, pages.sessionPage(ctx, await run(recallCommand, [id])))
+    return page(c, pages.sessionPage(ctx, await json(recallCommand, [id])))
   })
 
   app.get("/history", async (c) => {
@@ -138,11 +139,11 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   })
 
   app.get("/cost", async (c) => {
-    const status = await run<{ report: { spend?: { byDay: Array<{ day: string; phase: string; tokens: number; cost: number; sessions: number }> } } }>(statusCommand, [])
+    const status = await json<{ report: { spend?: { byDay: Array<{ day: string; phase: string; tokens: number; cost: number; sessions: number }> } } }>(statusCommand, [])
     return page(c, pages.costPage(ctxOf(c), status.report.spend?.byDay ?? []))
   })
 
-  app.get("/jobs", async (c) => page(c, pages.jobsPage(ctxOf(c), await run(statusCommand, []))))
+  app.get("/jobs", async (c) => page(c, pages.jobsPage(ctxOf(c), await json(statusCommand, []))))
 
   app.get("/search", async (c) => {
     const ctx = ctxOf(c)
@@ -151,7 +152,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     if (!q.trim()) return page(c, pages.searchPage(ctx, { q, mode }))
     try {
       const argv = [q, "--mode", mode, "--version", ctx.version, ...(mode === "all_within_lines" ? ["--lines", "3"] : [])]
-      const answer = await run<{ matches: Array<{ path: string; line: number; end_line: number; text: string; score?: number; record?: { session_id: string; field: string } }>; unconsolidated?: Array<{ session_id: string; field: string; line: number; text: string }> }>(searchCommand, argv)
+      const answer = await json<{ matches: Array<{ path: string; line: number; end_line: number; text: string; score?: number; record?: { session_id: string; field: string } }>; unconsolidated?: Array<{ session_id: string; field: string; line: number; text: string }> }>(searchCommand, argv)
       const results = [
         ...answer.matches.map((m) =>
           m.record
@@ -169,14 +170,14 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
 
   app.get("/controls", async (c) => {
     const ctx = ctxOf(c)
-    const status = await run<{ learning: { held: boolean; reason?: string } }>(statusCommand, [])
-    const notes = await run<{ notes: Array<{ path: string; title: string }> }>(notesCommand, ["--version", ctx.version])
-    return page(c, pages.controlsPage(ctx, { paused: status.learning.held && /paus/i.test(status.learning.reason ?? ""), notes: notes.notes }))
+    const status = await json<{ learning: { paused: boolean } }>(statusCommand, [])
+    const notes = await json<{ notes: Array<{ path: string; title: string }> }>(notesCommand, ["--version", ctx.version])
+    return page(c, pages.controlsPage(ctx, { paused: status.learning.paused, notes: notes.notes }))
   })
 
   // ---- Changes: a preview whose form carries a one-time token bound to what it showed. --------
 
-  const actions = actionTable(run)
+  const actions = actionTable(json, run)
   app.get("/action/:name", async (c) => {
     const ctx = ctxOf(c)
     const action = actions[c.req.param("name")]
@@ -275,14 +276,15 @@ interface Action {
   apply(params: Record<string, string>, version: pages.Version): Promise<string>
 }
 
-type Run = <T>(command: Command, argv: readonly string[]) => Promise<T>
+type RunResult = (command: Command, argv: readonly string[]) => Promise<CommandResult>
+type RunJson = <T>(command: Command, argv: readonly string[]) => Promise<T>
 
-function actionTable(run: Run): Record<string, Action> {
+function actionTable(json: RunJson, run: RunResult): Record<string, Action> {
   const session = (input: Record<string, string>) => (SESSION_ID.test(input.session ?? "") ? { values: { session: input.session! } } : { error: "a session id is needed" })
   type Recall = { mode: string; versions: Array<{ version: string; records: Array<{ session_id: string; updated_at: string; consolidated: boolean }> }> }
   const recall = async (id: string) => {
     try {
-      return await run<Recall>(recallCommand, [id])
+      return await json<Recall>(recallCommand, [id])
     } catch (error) {
       if (error instanceof CliError && error.code === "not_found") return undefined
       throw error
@@ -290,8 +292,20 @@ function actionTable(run: Run): Record<string, Action> {
   }
   const held = (r: Recall | undefined) => (r ? r.versions.flatMap((v) => v.records.map((rec) => `${v.version}: record ${rec.session_id} of ${rec.updated_at}${rec.consolidated ? ", in the memory folder" : ", not consolidated yet"}`)) : [])
   const fingerprint = (value: unknown) => JSON.stringify(value)
-  const paused = async () => (await run<{ learning: { held: boolean; reason?: string } }>(statusCommand, [])).learning
-  const textOf = (json: unknown) => JSON.stringify(json)
+  /** Pause or resume: the CLI's command of that name, previewed with the pause as it is now. */
+  const pauseAction = (paused: boolean): Action => ({
+    title: () => (paused ? "Pause learning" : "Resume learning"),
+    params: () => ({ values: {} }),
+    async state() {
+      const now = (await json<{ learning: { paused: boolean } }>(statusCommand, [])).learning.paused
+      const effect = paused ? "Every OpenCode window stops starting learning work at its next pass." : "Learning goes on at the next pass of every OpenCode window."
+      return { lines: [html`${effect}`, html`Learning is now ${now ? "paused" : "on"}.`], fingerprint: fingerprint(now) }
+    },
+    async apply() {
+      await run(paused ? pause : resume, [])
+      return paused ? "Learning is paused." : "Learning resumed."
+    },
+  })
   return {
     forget: {
       title: (p) => `Forget what was learned from ${p.session}`,
@@ -311,8 +325,8 @@ function actionTable(run: Run): Record<string, Action> {
       },
       async apply(p) {
         if (!(await recall(p.session!))) throw new CliError("not_found", `memory knows nothing of ${p.session}`)
-        const json = await run<{ forgotten_from: string[]; forgetting_queued: string[] }>(forgetCommand, [p.session!])
-        return json.forgotten_from.length ? `Forgot what was learned from ${p.session} (${json.forgotten_from.join(", ")})${json.forgetting_queued.length ? "; the next consolidation removes it from the memory folder" : ""}.` : `Nothing had been learned from ${p.session}.`
+        const answer = await json<{ forgotten_from: string[]; forgetting_queued: string[] }>(forgetCommand, [p.session!])
+        return answer.forgotten_from.length ? `Forgot what was learned from ${p.session} (${answer.forgotten_from.join(", ")})${answer.forgetting_queued.length ? "; the next consolidation removes it from the memory folder" : ""}.` : `Nothing had been learned from ${p.session}.`
       },
     },
     mode: {
@@ -331,40 +345,18 @@ function actionTable(run: Run): Record<string, Action> {
       },
       async apply(p) {
         if (!(await recall(p.session!))) throw new CliError("not_found", `memory knows nothing of ${p.session}`)
-        const json = await run<{ previous: string; mode: string }>(modeCommand, [p.session!, p.mode!])
-        return `${p.session}: ${json.previous} → ${json.mode}.`
+        const answer = await json<{ previous: string; mode: string }>(modeCommand, [p.session!, p.mode!])
+        return `${p.session}: ${answer.previous} → ${answer.mode}.`
       },
     },
-    pause: {
-      title: () => "Pause learning",
-      params: () => ({ values: {} }),
-      async state() {
-        const now = await paused()
-        return { lines: [html`Every OpenCode window stops starting learning work at its next pass.`, html`Learning is now ${now.held ? "held" : "on"}.`], fingerprint: fingerprint(now) }
-      },
-      async apply() {
-        await run(pause, [])
-        return "Learning is paused."
-      },
-    },
-    resume: {
-      title: () => "Resume learning",
-      params: () => ({ values: {} }),
-      async state() {
-        const now = await paused()
-        return { lines: [html`Learning goes on at the next pass of every OpenCode window.`, html`Learning is now ${now.held ? "held" : "on"}.`], fingerprint: fingerprint(now) }
-      },
-      async apply() {
-        await run(resume, [])
-        return "Learning resumed."
-      },
-    },
+    pause: pauseAction(true),
+    resume: pauseAction(false),
     "delete-note": {
       title: (p) => `Delete the note ${p.path}`,
       danger: true,
       params: (input) => (/^extensions\/ad_hoc\/notes\/[^/]+\.md$/.test(input.path ?? "") ? { values: { path: input.path! } } : { error: "not a note's path" }),
       async state(p, version) {
-        const notes = await run<{ notes: Array<{ path: string; title: string; bytes: number }> }>(notesCommand, ["--version", version])
+        const notes = await json<{ notes: Array<{ path: string; title: string; bytes: number }> }>(notesCommand, ["--version", version])
         const note = notes.notes.find((n) => n.path === p.path)
         if (!note) return { lines: [html`There is no note ${p.path}.`], fingerprint: "missing" }
         return { lines: [html`Deleted: the note “${note.title}” (${note.bytes} bytes).`, html`The next consolidation of ${version} removes what only this note said.`], fingerprint: fingerprint(note) }
@@ -379,7 +371,7 @@ function actionTable(run: Run): Record<string, Action> {
       danger: true,
       params: () => ({ values: {} }),
       async state() {
-        const status = await run<{ report: { versions: Array<{ version: string; counts?: { outputs: number } }> } }>(statusCommand, [])
+        const status = await json<{ report: { versions: Array<{ version: string; counts?: { outputs: number } }> } }>(statusCommand, [])
         const counts = status.report.versions.map((v) => `${v.version}: ${v.counts?.outputs ?? 0} records`)
         return {
           lines: [html`Erased in every version: records, jobs, the memory folders (${counts.join("; ")}), citations, checkpoints and consolidation reviews.`, html`Kept: session modes, version stamps, forget times, the pause, the spend ledger and the redaction counts.`, html`Sessions from before now are not learned again.`],
@@ -387,8 +379,8 @@ function actionTable(run: Run): Record<string, Action> {
         }
       },
       async apply() {
-        const json = await run<unknown>(resetCommand, ["--yes"])
-        return `Memory was reset: ${textOf(json)}`
+        // The CLI's own words: what was erased, and what was kept.
+        return (await run(resetCommand, ["--yes"])).text ?? "Memory was reset."
       },
     },
   }

@@ -258,9 +258,9 @@ describe("reading memory", () => {
 describe("controlling memory", () => {
   it("pause and resume are kept in memory.db", async () => {
     expect(await inHome("pause")).toMatchObject({ code: 0, json: { paused: true, changed: true } })
-    expect((await inHome("status")).json.learning).toMatchObject({ held: true })
+    expect((await inHome("status")).json.learning).toMatchObject({ held: true, paused: true })
     expect(await inHome("resume")).toMatchObject({ code: 0, json: { paused: false, changed: true } })
-    expect((await inHome("status")).json.learning).toEqual({ held: false })
+    expect((await inHome("status")).json.learning).toEqual({ held: false, paused: false })
   })
 
   it("mode keeps a session out and forgets what was learned from it, or lets it in", async () => {

@@ -1,7 +1,7 @@
 // sessions: every session memory knows, with its title, project, folder, mode, state in one memory
 // version and when it becomes eligible for learning, grouped by project. Read-only; the list comes from the session catalog
 // the plugin keeps from OpenCode's listings, and from what each version holds.
-import type { SessionListing, SessionState } from "../../control/session-list.js"
+import { groupByProject, type SessionListing, type SessionState } from "../../control/session-list.js"
 import { intFlag } from "../args.js"
 import type { Command } from "../command.js"
 import { CliError } from "../errors.js"
@@ -61,23 +61,11 @@ function sessionJson(s: SessionListing) {
  */
 export function renderSessions(sessions: readonly SessionListing[], counts: Partial<Record<SessionState, number>>, now: number, next: number | null): string {
   if (sessions.length === 0) return "no sessions known yet: the plugin lists OpenCode's sessions at its first learning pass"
-  const groups = new Map<string, { name: string; sessions: SessionListing[] }>()
-  for (const s of sessions) {
-    const key = s.project?.key ?? (s.directory === undefined ? "" : `folder:${s.directory}`)
-    const name = s.project?.name ?? (s.directory === undefined ? "(project not kept)" : `${s.directory} (no project)`)
-    const group = groups.get(key) ?? { name, sessions: [] }
-    group.sessions.push(s)
-    groups.set(key, group)
-  }
-  // Two projects of one name (two checkouts without a remote) are told apart by their key.
-  const names = new Map<string, number>()
-  for (const group of groups.values()) names.set(group.name, (names.get(group.name) ?? 0) + 1)
   const lines = [Object.entries(counts).map(([state, n]) => `${n} ${state.replace("_", " ")}`).join(", ")]
-  for (const [key, group] of groups) {
-    lines.push("", `## ${group.name}${(names.get(group.name) ?? 0) > 1 && key ? ` (${key})` : ""}`)
-    const folders = new Set(group.sessions.map((s) => s.directory))
-    for (const s of group.sessions) {
-      const folder = folders.size > 1 && s.directory ? ` in ${s.directory}` : ""
+  for (const group of groupByProject(sessions, (s) => ({ project: s.project, folder: s.directory }))) {
+    lines.push("", `## ${group.heading}`)
+    for (const s of group.items) {
+      const folder = group.folders > 1 && s.directory ? ` in ${s.directory}` : ""
       lines.push(`- ${s.sessionId} ${describe(s, now)}${s.title ? ` ${JSON.stringify(s.title)}` : ""}${folder}`)
     }
   }

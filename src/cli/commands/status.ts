@@ -43,7 +43,8 @@ export const statusCommand: Command = {
       const json = {
         home: home.paths.home,
         home_source: home.paths.homeSource,
-        learning: hold ? { held: true, reason: hold } : { held: false },
+        // Held for any reason (the pause, the daily budget); paused says whether the user paused it.
+        learning: { ...(hold ? { held: true, reason: hold } : { held: false }), paused: memory.catalog.settings?.pausedSince() !== undefined },
         kept_out: memory.controls.keptOut().map((entry) => ({ session_id: entry.sessionId, mode: entry.mode, since: new Date(entry.since).toISOString() })),
         versions,
         // Opened by any process sharing the home, as recorded in memory.db.
