@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { JOBS, STAGE_ONE, STAGE_TWO } from "../../src/constants.js"
 import type { HostSession } from "../../src/host.js"
 import { markPolluted } from "../../src/store/pollution.js"
+import { opencodeBinary } from "../e2e/support/opencode.js"
 import { eligibleSessions } from "../../src/write/phase1/phase1.js"
 import {
   DAY,
@@ -58,7 +59,7 @@ function phase1Claims(rt: Runtime, sessions: HostSession[], options: { current?:
 
 /** Starts one claim-one-worker per entry at the same instant; returns each outcome's type, in order. */
 async function race(file: string, claims: Array<{ sessionId: string; updatedAt: number; maxRunning: number }>): Promise<string[]> {
-  const opencode = fileURLToPath(new URL("../../node_modules/.bin/opencode", import.meta.url))
+  const opencode = opencodeBinary()
   const worker = fileURLToPath(new URL("./claim-one-worker.ts", import.meta.url))
   const startAt = Date.now() + 1_500
   const results = await Promise.all(

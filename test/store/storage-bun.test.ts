@@ -6,9 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { phase2Cases } from "./phase2-suite.js"
 import { stage1Cases } from "./stage1-suite.js"
 import { storageCases } from "./storage-suite.js"
+import { opencodeBinary } from "../e2e/support/opencode.js"
 
 const repo = fileURLToPath(new URL("../..", import.meta.url))
-const opencode = fileURLToPath(new URL("../../node_modules/.bin/opencode", import.meta.url))
+const opencode = opencodeBinary()
 const runner = fileURLToPath(new URL("./bun-runner.ts", import.meta.url))
 
 describe("storage on bun:sqlite", () => {

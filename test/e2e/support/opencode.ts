@@ -1,4 +1,5 @@
-// Runs the REAL OpenCode binary (node_modules/.bin/opencode) in an isolated sandbox.
+// Runs the REAL OpenCode 1.18.33 binary (the opencode-ai package's own) in an isolated sandbox.
+// The released OpenCode 2 has its own support file (opencode2.ts).
 //
 // Every sandbox gets its own HOME and XDG dirs, so nothing is read from or written to the real home,
 // and OpenCode's network features are switched off. The project config points OpenCode at a fake
@@ -110,8 +111,21 @@ function isOurPackage(pkgPath: string): boolean {
   }
 }
 
+/**
+ * A host package's binary, from its own `bin` field. Never node_modules/.bin: opencode-ai and
+ * @opencode/cli both install an `opencode` there, and which one wins is npm's choice.
+ */
+export function binaryOf(pkg: "opencode-ai" | "@opencode/cli"): string {
+  const dir = join(repoRoot(), "node_modules", ...pkg.split("/"))
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin: string | Record<string, string> }
+  const bin = typeof manifest.bin === "string" ? manifest.bin : manifest.bin.opencode
+  if (!bin) throw new Error(`${pkg} declares no opencode binary`)
+  return join(dir, bin)
+}
+
+/** The pinned OpenCode 1.18.33. */
 export function opencodeBinary(): string {
-  return join(repoRoot(), "node_modules", ".bin", "opencode")
+  return binaryOf("opencode-ai")
 }
 
 /** Path of the built plugin entry (`npx tsc -p tsconfig.json` produces it). */
@@ -413,7 +427,7 @@ async function killAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise
  * (32768 and up on Linux), so the port-0 listeners of a test running beside this one (fake LLMs,
  * OpenCode's own) are not handed it meanwhile.
  */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000)
     if (await canBind(port)) return port
