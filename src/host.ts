@@ -149,6 +149,12 @@ export interface Host {
   generateText?(input: GenerateInput, signal: AbortSignal): Promise<GenerateReply>
 }
 
+/** What a host adapter registered with its host, by name, and what the host refused. */
+export interface HostRegistrations {
+  registered: string[]
+  failed: Array<{ name: string; message: string }>
+}
+
 export interface GenerateInput {
   prompt: string
   /** Unset: the host's default model. */

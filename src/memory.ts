@@ -11,7 +11,7 @@ import type { ToolSpec } from "../tools/spec.js"
 import { MemoryControls } from "./control/controls.js"
 import { Forgetting, Reconciler, type ReconcileReport } from "./control/forgetting.js"
 import { Diagnostics, errorMessage } from "./diagnostics.js"
-import type { Host, SessionListing } from "./host.js"
+import type { Host, HostRegistrations, SessionListing } from "./host.js"
 import { planInterop } from "./interop/interop.js"
 import { parseModel, parseOptions, type MemoryOptions } from "./options.js"
 import { Catalog } from "./pipeline/catalog.js"
@@ -54,6 +54,8 @@ export interface MemoryDeps {
   packageDir?: string
   /** How the host finds sessions, in words, when that can change at run time (OpenCode 2's service). */
   hostStatus?: () => string
+  /** What the host adapter registered and what the host refused (OpenCode 2: each registration stands alone). */
+  hostRegistrations?: () => HostRegistrations
   /** Runs no background phase: changes only queue work for the OpenCode instances (the CLI). */
   passive?: boolean
   /**
@@ -236,6 +238,7 @@ export class Memory {
       hold: () => this.learningHold(),
       recovery: () => this.recovery(),
       ...(deps.hostStatus ? { hostStatus: deps.hostStatus } : {}),
+      ...(deps.hostRegistrations ? { hostRegistrations: deps.hostRegistrations } : {}),
     })
     this.citations = new CitationUsage({
       sink: () => (this.catalog.store ? this.controls : undefined),

@@ -8,6 +8,7 @@ import { MemoryError } from "../backend/errors.js"
 import { addNote, type NewNote, type WrittenNote } from "../backend/notes.js"
 import { JOBS } from "../constants.js"
 import { errorMessage, type Diagnostics } from "../diagnostics.js"
+import type { HostRegistrations } from "../host.js"
 import type { MemoryOptions } from "../options.js"
 import type { Catalog } from "../pipeline/catalog.js"
 import type { SessionVersions } from "../pipeline/session-versions.js"
@@ -40,6 +41,8 @@ export interface ControlsDeps {
   switches: Readonly<{ useMemories: boolean; generateMemories: boolean }>
   /** How the host finds sessions now, when the host can say (OpenCode 2). */
   hostStatus?: () => string
+  /** What the host adapter registered, and what the host refused. */
+  hostRegistrations?: () => HostRegistrations
   /** Why background learning waits, if it does (Memory.learningHold). */
   hold?: () => string | undefined
   /** What a failed open or write left to try again, if anything (Memory.recovery). */
@@ -204,7 +207,9 @@ export class MemoryControls implements MemoryToolPorts, CitationSink {
       ...optional("resetEpoch", catalog.settings?.resetEpoch()),
       ...(catalog.store ? { idleWaiting: { count: waiting.length, next: waiting.slice(0, 3).map((s) => ({ sessionId: s.sessionId, title: s.title, eligibleAt: s.eligibleAt! })) } } : {}),
       ...(catalog.store ? { projects: projectSummary(sessions, pipelines.get(this.deps.options.version)?.store()?.projectCounts() ?? []) } : {}),
-      ...(this.deps.hostStatus ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches } } } : {}),
+      ...(this.deps.hostStatus
+        ? { host: { sessions: this.deps.hostStatus(), switches: { ...this.deps.switches }, ...optional("registrations", this.deps.hostRegistrations?.()) } }
+        : {}),
     }
     const { options, ...rest } = snapshot
     return { text: renderInspect(snapshot), data: { ...rest, options: { ...options } } }

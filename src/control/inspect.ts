@@ -1,5 +1,6 @@
 // The memory_inspect report: a pure rendering of a snapshot, so it can be tested byte for byte.
 import type { Diagnostic } from "../diagnostics.js"
+import type { HostRegistrations } from "../host.js"
 import { DEFAULT_OPTIONS, type MemoryOptions } from "../options.js"
 import { PRIVATE_SPAN_CLASS } from "../redact/private.js"
 import { redactText } from "../redact/redact.js"
@@ -61,7 +62,7 @@ export interface InspectSnapshot {
   /** Keys of the user's own helper-agent blocks that were dropped, per agent. */
   ignoredAgentKeys?: Readonly<Record<string, readonly string[]>>
   /** What a host that can say so reports (OpenCode 2): how sessions are found, and the panel's switches. */
-  host?: { sessions: string; switches: { useMemories: boolean; generateMemories: boolean } }
+  host?: { sessions: string; switches: { useMemories: boolean; generateMemories: boolean }; registrations?: HostRegistrations }
   /** Session checkpoints in the catalog; absent while it is not open. */
   checkpoints?: { sessions: number; frozen: number }
   /** Why background learning waits (paused, daily budget spent), if it does. */
@@ -105,7 +106,13 @@ export function renderInspect(s: InspectSnapshot): string {
   if (s.host) {
     const onOff = (on: boolean) => (on ? "on" : "off")
     lines.push("## Host", `sessions: ${s.host.sessions}`)
-    lines.push(`switches: use memories ${onOff(s.host.switches.useMemories)}, generate memories ${onOff(s.host.switches.generateMemories)}`, "")
+    lines.push(`switches: use memories ${onOff(s.host.switches.useMemories)}, generate memories ${onOff(s.host.switches.generateMemories)}`)
+    const registrations = s.host.registrations
+    if (registrations) {
+      lines.push(`registered: ${registrations.registered.join(", ") || "nothing"}`)
+      for (const failure of registrations.failed) lines.push(`REFUSED by the host: ${failure.name}: ${failure.message} (memory runs without it)`)
+    }
+    lines.push("")
   }
 
   for (const version of s.versions) lines.push(...describeVersion(s, version), "")

@@ -155,6 +155,8 @@ export interface V2ToolCall {
 
 export interface V2ToolResult {
   content?: string
+  /** A built-in tool's declared output (2.1.2 refuses a built-in tool's result without it). */
+  output?: unknown
   metadata?: Record<string, unknown>
 }
 

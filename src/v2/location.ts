@@ -13,7 +13,9 @@
 //   - the status RPC the TUI part calls;
 //   - the event stream: turns ending, deletions, replies ending (citations counted), compactions
 //     ending (the view frozen, the closed segment captured).
+import { errorMessage } from "../diagnostics.js"
 import type { Guard } from "../guard.js"
+import type { HostRegistrations } from "../host.js"
 import type { Memory } from "../memory.js"
 import { bundledAgents } from "../write/helpers/bundled-agents.js"
 import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
@@ -40,62 +42,76 @@ export interface LocationRuntime {
 
 const IDLE_EVENTS = new Set(["session.execution.succeeded", "session.execution.failed", "session.execution.interrupted", "session.idle"])
 
-export async function registerLocation(ctx: V2Context, memory: Memory, runtime: LocationRuntime, guard: Guard, signal: AbortSignal): Promise<V2Registration[]> {
+/** What one location's registrations came to: each by name, and the ones the host refused. */
+export type RegistrationReport = HostRegistrations
+
+/**
+ * Registers everything one location offers. Each registration stands alone: one the host refuses
+ * is reported (memory_inspect, the log, the status RPC when it is there) and the others, and the
+ * event pump, go on without it.
+ */
+export async function registerLocation(ctx: V2Context, memory: Memory, runtime: LocationRuntime, guard: Guard, signal: AbortSignal): Promise<{ registrations: V2Registration[]; report: RegistrationReport }> {
   const registrations: V2Registration[] = []
+  const report: RegistrationReport = { registered: [], failed: [] }
+  const register = async (name: string, make: () => Promise<V2Registration>) => {
+    try {
+      registrations.push(await make())
+      report.registered.push(name)
+    } catch (error) {
+      report.failed.push({ name, message: errorMessage(error) })
+      memory.diagnostics.error(`register ${name}`, error)
+    }
+  }
   const tools = toV2Tools(memory.tools(), memory.diagnostics)
-  registrations.push(
-    await ctx.tool.transform((editor) => {
+  await register("tools", () =>
+    ctx.tool.transform((editor) => {
       for (const tool of tools) editor.add(tool)
       confineSearchTools(editor, runtime.confined)
     }),
   )
-  if (memory.options.generate_memories) {
-    // Read before registering: transform callbacks are synchronous and replayed on every rebuild.
-    const agents = bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts })
-    const roots = memory.controls.memoryRoots.flatMap((root) => memoryRootForms(root))
-    registrations.push(await ctx.agent.transform((editor) => installV2Agents(editor, agents, roots)))
+  // Read before registering: transform callbacks are synchronous and replayed on every rebuild.
+  const agents = memory.options.generate_memories ? bundledAgents(memory.packageDir, memory.paths.memoryRoot, { prompts: memory.helperPrompts }) : undefined
+  const roots = memory.controls.memoryRoots.flatMap((root) => memoryRootForms(root))
+  await register("agents", async () => {
+    const registration = await ctx.agent.transform((editor) => installV2Agents(editor, agents, roots))
     // Some releases apply a transform made during setup only after a reload.
     await ctx.agent.reload?.()
-  }
-  registrations.push(
-    await ctx.session.hook(
-      "context",
-      guard("session.context", (event: V2SessionContext) => contextHook(event, memory, runtime)),
-    ),
-    await ctx.session.hook(
-      "prompt",
-      guard("session.prompt", (event: V2SessionPrompt) => {
-        runtime.observe(event.sessionID)
-        memory.onChatMessage(event.sessionID)
-        if (event.messageID && typeof event.prompt?.text === "string") memory.onUserMessage(event.sessionID, event.messageID, [event.prompt.text])
-      }),
-    ),
-    await ctx.session.hook(
-      "compaction",
-      guard("session.compaction", (event: V2SessionCompaction) => compactionHook(event, memory, runtime)),
-    ),
-    await ctx.session.hook(
-      "title",
-      guard("session.title", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)),
-    ),
-    await ctx.session.hook(
-      "generate",
-      guard("session.generate", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)),
-    ),
-    await ctx.tool.hook(
-      "execute.before",
-      guard("tool.execute.before", (event: { sessionID: string; tool: string }) => memory.onToolUse(event.sessionID, event.tool)),
-    ),
-    await ctx.tool.hook(
-      "execute.after",
-      guard("tool.execute.after", (event: V2ToolExecuteAfter) =>
-        memory.onToolResult(event.sessionID, { tool: event.tool, callID: event.id ?? "", args: event.input, metadata: event.status === "completed" ? event.result?.metadata : undefined }),
-      ),
-    ),
-  )
-  if (ctx.rpc) {
-    registrations.push(
-      await ctx.rpc.register(MEMORY_RPC, {
+    return registration
+  })
+  const hooks: Array<[string, () => Promise<V2Registration>]> = [
+    ["session.context", () => ctx.session.hook("context", guard("session.context", (event: V2SessionContext) => contextHook(event, memory, runtime)))],
+    [
+      "session.prompt",
+      () =>
+        ctx.session.hook(
+          "prompt",
+          guard("session.prompt", (event: V2SessionPrompt) => {
+            runtime.observe(event.sessionID)
+            memory.onChatMessage(event.sessionID)
+            if (event.messageID && typeof event.prompt?.text === "string") memory.onUserMessage(event.sessionID, event.messageID, [event.prompt.text])
+          }),
+        ),
+    ],
+    ["session.compaction", () => ctx.session.hook("compaction", guard("session.compaction", (event: V2SessionCompaction) => compactionHook(event, memory, runtime)))],
+    ["session.title", () => ctx.session.hook("title", guard("session.title", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)))],
+    ["session.generate", () => ctx.session.hook("generate", guard("session.generate", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)))],
+    ["tool.execute.before", () => ctx.tool.hook("execute.before", guard("tool.execute.before", (event: { sessionID: string; tool: string }) => memory.onToolUse(event.sessionID, event.tool)))],
+    [
+      "tool.execute.after",
+      () =>
+        ctx.tool.hook(
+          "execute.after",
+          guard("tool.execute.after", (event: V2ToolExecuteAfter) =>
+            memory.onToolResult(event.sessionID, { tool: event.tool, callID: event.id ?? "", args: event.input, metadata: event.status === "completed" ? event.result?.metadata : undefined }),
+          ),
+        ),
+    ],
+  ]
+  for (const [name, make] of hooks) await register(name, make)
+  const rpc = ctx.rpc
+  if (rpc) {
+    await register("rpc", () =>
+      rpc.register(MEMORY_RPC, {
         status: async () => runtime.status(),
         setSwitch: async (input) => {
           const { name, value } = input as { name: SwitchName; value: boolean }
@@ -107,7 +123,7 @@ export async function registerLocation(ctx: V2Context, memory: Memory, runtime: 
     )
   }
   void pumpEvents(ctx, memory, runtime, guard, signal)
-  return registrations
+  return { registrations, report }
 }
 
 function contextHook(event: V2SessionContext, memory: Memory, runtime: LocationRuntime): void {
@@ -202,7 +218,10 @@ function confineSearchTools(editor: V2ToolEditor, confined: ReadonlyMap<string, 
         const root = confined.get(call.sessionID)
         if (root === undefined) return original(input, call)
         const checked = check(input, root)
-        if (!checked.ok) return { content: `Refused: ${checked.reason}`, metadata: { refused: true } }
+        // Thrown, not returned: 2.1.2's built-in tools declare an output, and a result without
+        // one reaches the model as "Tool did not return its declared output"; a thrown error's
+        // message reaches it as the tool's error, so the consolidator reads why.
+        if (!checked.ok) throw new Error(`Refused: ${checked.reason}`)
         return original(checked.input, call)
       }
     })

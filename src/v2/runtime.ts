@@ -6,6 +6,7 @@
 // panel's switches are process-wide, persisted in the plugin's storage, and outlive any setup.
 import os from "node:os"
 import { LOG_SERVICE } from "../constants.js"
+import { errorMessage } from "../diagnostics.js"
 import { createGuard, type Guard } from "../guard.js"
 import { Memory } from "../memory.js"
 import { parseOptions } from "../options.js"
@@ -18,7 +19,7 @@ import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
 import { installV2Agents } from "./agents.js"
 import { isFullContext, type V2Cleanup, type V2Context, type V2Registration, type V2RegistrationContext } from "./api.js"
 import { createV2Host, ObservedSessions } from "./host.js"
-import { registerLocation, ReplacedCompactions, type LocationRuntime } from "./location.js"
+import { registerLocation, ReplacedCompactions, type LocationRuntime, type RegistrationReport } from "./location.js"
 import type { MemoryStatus, SwitchName } from "./rpc.js"
 import { discoverService, type DiscoveryDeps, type ServiceState } from "./service.js"
 
@@ -36,6 +37,7 @@ export interface V2RuntimeDeps {
 interface Live {
   ctx: V2Context
   registrations: V2Registration[]
+  report?: RegistrationReport
   abort: AbortController
 }
 
@@ -90,9 +92,12 @@ export class V2Runtime implements LocationRuntime {
     }
     const guard = (this.guard ??= createGuard({ diagnostics: memory.diagnostics, faults: memory.faults }))
     try {
-      entry.registrations = await registerLocation(ctx, memory, this, guard, entry.abort.signal)
+      const registered = await registerLocation(ctx, memory, this, guard, entry.abort.signal)
+      entry.registrations = registered.registrations
+      entry.report = registered.report
     } catch (error) {
       memory.diagnostics.error("setup", error)
+      entry.report = { registered: [], failed: [{ name: "setup", message: errorMessage(error) }] }
     }
     if (first) {
       await this.loadSwitches(ctx, memory)
@@ -153,6 +158,7 @@ export class V2Runtime implements LocationRuntime {
     return {
       switches: { use_memories: memory.switches.useMemories, generate_memories: memory.switches.generateMemories },
       sessions: { source: host.sessions, detail: host.detail },
+      registrations: this.registrations(),
       versions: [...memory.pipelines.values()].map((pipeline) => {
         const snapshot = pipeline.snapshot()
         return {
@@ -186,6 +192,7 @@ export class V2Runtime implements LocationRuntime {
       ...(this.deps.now ? { now: this.deps.now } : {}),
       ...(this.deps.packageDir ? { packageDir: this.deps.packageDir } : {}),
       hostStatus: () => this.hostDetail(),
+      hostRegistrations: () => this.registrations(),
     })
   }
 
@@ -194,6 +201,17 @@ export class V2Runtime implements LocationRuntime {
     const detail = this.host.status().detail
     const memory = this.memory
     return memory?.checkpoints && memory.options.checkpoint.mode === "replace" ? `${detail}; ${this.replaced.describe()}` : detail
+  }
+
+  /** What every live location registered, and what the host refused, each once. */
+  registrations(): RegistrationReport {
+    const registered = new Set<string>()
+    const failed = new Map<string, string>()
+    for (const entry of this.live) {
+      for (const name of entry.report?.registered ?? []) registered.add(name)
+      for (const failure of entry.report?.failed ?? []) failed.set(failure.name, failure.message)
+    }
+    return { registered: [...registered], failed: [...failed].map(([name, message]) => ({ name, message })) }
   }
 
   /** The oldest live location: the one the host adapter works through. */

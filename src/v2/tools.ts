@@ -41,5 +41,18 @@ function toolCall(call: V2ToolCall): ToolCall {
 }
 
 function toResult(reply: { title?: string; output: string; metadata?: Record<string, unknown> }): V2ToolResult {
-  return { content: reply.output, metadata: { ...(reply.title ? { title: reply.title } : {}), ...reply.metadata } }
+  return { content: reply.output, metadata: withoutNulls({ ...(reply.title ? { title: reply.title } : {}), ...reply.metadata }) as Record<string, unknown> }
+}
+
+/**
+ * The value with every null left out (object keys, array items), at any depth. 2.1.2 never
+ * completes a tool call whose metadata holds a null (the part stays "running" and the model is
+ * told its result is missing), so an absent field says "none" instead.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((item) => item !== null && item !== undefined).map(withoutNulls)
+  if (typeof value !== "object" || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, item] of Object.entries(value)) if (item !== null && item !== undefined) out[key] = withoutNulls(item)
+  return out
 }

@@ -76,6 +76,12 @@ const DEFAULT_AGENT: V2AgentInfo = {
   ],
 }
 
+function holdsNull(value: unknown): boolean {
+  if (value === null) return true
+  if (typeof value !== "object" || value === undefined) return false
+  return Object.values(value as Record<string, unknown>).some(holdsNull)
+}
+
 type HookName = "context" | "prompt" | "compaction" | "title" | "generate"
 type Callback = (event: never) => unknown
 
@@ -529,6 +535,8 @@ export class FakeOpenCode2 {
       rpc: {
         register: async (definition, handlers) => {
           live()
+          // 2.1.2 indexes the definition's events first, and throws without them.
+          if (!(definition as { events?: unknown }).events) throw new TypeError("Object.entries requires that input parameter not be null or undefined")
           const id = (definition as { id: string }).id
           location.rpc.set(id, handlers)
           return registration(() => location.rpc.delete(id))
@@ -687,6 +695,10 @@ export class FakeOpenCode2 {
     }
     try {
       const result = await tool.execute(before.input, { sessionID: session.info.id, agent: session.info.agent ?? "build", messageID: "", id: callId, signal: new AbortController().signal })
+      // 2.1.2 never completes a call whose metadata holds a null: the part stays running and the model is told the result is missing.
+      if (holdsNull(result.metadata)) return { type: "tool", id: callId, name: call.name, state: { status: "running", input: JSON.stringify(input), content: [{ type: "text", text: "Tool result missing" }] } }
+      // A built-in tool declares an output: a result without one is an error to the model.
+      if ((BUILTIN_TOOLS as readonly string[]).includes(call.name) && !("output" in result)) throw new Error("Tool did not return its declared output")
       await after("completed", result.metadata)
       return finish("completed", typeof result.content === "string" ? result.content : JSON.stringify(result.content ?? ""))
     } catch (error) {
@@ -786,7 +798,8 @@ export class FakeOpenCode2 {
       shell: async () => ({ content: "shell is not simulated by this fake" }),
       webfetch: async () => ({ content: "webfetch is not simulated by this fake" }),
     }
-    return { name, description: `built-in ${name}`, input: { type: "object" }, execute: execute[name]! }
+    // Built-in tools declare an output schema and return an output beside their content (2.1.2).
+    return { name, description: `built-in ${name}`, input: { type: "object" }, execute: async (input, call) => ({ ...(await execute[name]!(input, call)), output: {} }) }
   }
 
   /** generate.text: one prompt, no tools, no system; the scripted model answers it as it answers a structured request. */

@@ -336,11 +336,16 @@ describe("OpenCode 1.18's registration-only setup", () => {
     expect(updated.get("memorize")).toMatchObject({ mode: "subagent", hidden: true, system: expect.stringMatching(/^You are the memory consolidator/) })
     expect(updated.get("memorize")!.permissions[0]).toEqual({ action: "*", resource: "*", effect: "deny" })
     expect(updated.get("memorize-extract")!.permissions).toEqual([{ action: "*", resource: "*", effect: "deny" }])
-    expect(updated.get("build")!.permissions).toEqual([
+    const build = updated.get("build")!.permissions as Array<{ action: string; resource: string; effect: string }>
+    expect(build.slice(0, 3)).toEqual([
       { action: "memory_reset", resource: "*", effect: "ask" },
       { action: "subagent", resource: "memorize", effect: "deny" },
       { action: "subagent", resource: "memorize-extract", effect: "deny" },
     ])
+    // And the memory folders are kept out of its reach.
+    const root = path.join(setup.home, "memories")
+    expect(build).toContainEqual({ action: "edit", resource: `${root}/*`, effect: "deny" })
+    expect(build).toContainEqual({ action: "shell", resource: `*${root}*`, effect: "deny" })
     await cleanup?.()
     expect(fs.existsSync(path.join(setup.home, "memory.db"))).toBe(false)
     expect(setup.logs).toEqual([])

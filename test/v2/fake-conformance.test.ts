@@ -201,6 +201,53 @@ describe("the OpenCode 2 fake", () => {
     expect(fs.readFileSync(path.join(outside, "b.md"), "utf8")).toBe("y")
   })
 
+  it("throws, as 2.1.2 does, when an RPC definition has no events", async () => {
+    setup = v2Setup()
+    let ctx: V2Context | undefined
+    await setup.fake.setup({ id: "rpc", setup: (c: V2Context) => void (ctx = c) }, setup.projectDir)
+    const methods = { status: { input: { type: "object" }, output: { type: "object" } } }
+    await expect(ctx!.rpc!.register({ id: "no-events", methods }, { status: async () => ({}) })).rejects.toThrow("Object.entries requires that input parameter not be null or undefined")
+    await expect(ctx!.rpc!.register({ id: "with-events", methods, events: {} }, { status: async () => ({}) })).resolves.toBeDefined()
+  })
+
+  it("never completes a tool call whose metadata holds a null, and refuses a built-in tool's result without its declared output", async () => {
+    setup = v2Setup()
+    let ctx: V2Context | undefined
+    const plugin = {
+      id: "results",
+      setup: async (c: V2Context) => {
+        ctx = c
+        await c.tool.transform((editor) => {
+          editor.add({ name: "nulls", description: "t", input: { type: "object" }, options: { codemode: false }, execute: async () => ({ content: "ok", metadata: { next_cursor: null } }) })
+          editor.update("read", (tool) => {
+            tool.execute = async () => ({ content: "no output" })
+          })
+          editor.update("glob", (tool) => {
+            tool.execute = async () => {
+              throw new Error("Refused: outside")
+            }
+          })
+        })
+      },
+    }
+    await setup.fake.setup(plugin, setup.projectDir)
+    const session = await ctx!.session.create({ title: "results", permissions: [{ action: "*", resource: "*", effect: "allow" }] })
+    setup.fake.model.script(
+      { toolCalls: [{ name: "nulls", arguments: {} }] },
+      { toolCalls: [{ name: "read", arguments: { path: "x" } }] },
+      { toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] },
+      { text: "done" },
+    )
+    await ctx!.session.prompt({ sessionID: session.id, text: "results" })
+    await ctx!.session.wait({ sessionID: session.id })
+    const parts = (await ctx!.session.context({ sessionID: session.id })).flatMap((m) => (m.content ?? []) as Array<{ type: string; name?: string; state?: { status: string; content: Array<{ text: string }> } }>).filter((p) => p.type === "tool")
+    expect(parts.map((p) => [p.name, p.state!.status, p.state!.content[0]!.text])).toEqual([
+      ["nulls", "running", "Tool result missing"],
+      ["read", "error", "Tool did not return its declared output"],
+      ["glob", "error", "Refused: outside"],
+    ])
+  })
+
   it("leaves the user's config agents out of an agent transform's list, though they run", async () => {
     setup = v2Setup({ variant: { configAgents: ["reviewer"] } })
     let listed: unknown[] = []

@@ -1,6 +1,7 @@
 // The consolidator's confinement on OpenCode 2: its rules, and the in-process checks of its
 // search and file tools.
 import { describe, expect, it } from "vitest"
+import { protectMemoryFolder } from "../../src/v2/agents.js"
 import { confineFile, confineSearch, v2HelperRules } from "../../src/v2/sandbox.js"
 
 const ROOT = "/data/memories"
@@ -50,5 +51,29 @@ describe("confineFile", () => {
     expect(confineFile({ path: "/home/u/project/src.ts" }, ROOT)).toMatchObject({ ok: false })
     expect(confineFile({ path: "../memories-other/x" }, ROOT)).toMatchObject({ ok: false })
     expect(confineFile({}, ROOT)).toMatchObject({ ok: false, reason: expect.stringContaining("needs a path") })
+  })
+})
+
+describe("protectMemoryFolder", () => {
+  it("appends, last, denials of file writes inside each root and of shell commands naming one", () => {
+    const own = { action: "*", resource: "*", effect: "allow" as const }
+    const rules = protectMemoryFolder([own], [ROOT, "/real/memories/"])
+    expect(rules[0]).toEqual(own)
+    for (const root of [ROOT, "/real/memories"]) {
+      for (const action of ["edit", "write"]) {
+        expect(rules).toContainEqual({ action, resource: root, effect: "deny" })
+        expect(rules).toContainEqual({ action, resource: `${root}/*`, effect: "deny" })
+      }
+      expect(rules).toContainEqual({ action: "shell", resource: `*${root}*`, effect: "deny" })
+      expect(rules).toContainEqual({ action: "bash", resource: `*${root}*`, effect: "deny" })
+    }
+    expect(rules.slice(1).every((rule) => rule.effect === "deny")).toBe(true)
+  })
+
+  it("leaves an action alone when the user wrote a rule for a resource inside a root", () => {
+    const mine = { action: "edit", resource: `${ROOT}/notes/*`, effect: "allow" as const }
+    const rules = protectMemoryFolder([mine], [ROOT])
+    expect(rules.filter((rule) => rule.action === "edit")).toEqual([mine])
+    expect(rules).toContainEqual({ action: "write", resource: `${ROOT}/*`, effect: "deny" })
   })
 })
