@@ -131,8 +131,8 @@ export interface Host {
   abortSession(sessionId: string, directory: string): Promise<void>
   /** True when the session is gone afterwards (deleted now, or already absent). */
   deleteSession(sessionId: string, directory: string): Promise<boolean>
-  /** The context window of a model, when the host knows it. */
-  contextLimit(model: ModelRef, signal: AbortSignal): Promise<number | undefined>
+  /** The context window of a model (undefined: the host's default model), when the host knows it. */
+  contextLimit(model: ModelRef | undefined, signal: AbortSignal): Promise<number | undefined>
   /** The reasoning-effort variants a model lists (e.g. "low", "high"); [] when none or unknown. */
   modelVariants(model: ModelRef, signal: AbortSignal): Promise<string[]>
   /**

@@ -122,7 +122,9 @@ export function createV1Host(client: Client): Host {
       return result.response?.status === 404
     },
 
-    async contextLimit(model: ModelRef, signal) {
+    async contextLimit(model: ModelRef | undefined, signal) {
+      // Which model a helper session without one gets is the agent's business: not known here.
+      if (!model) return undefined
       return (await describe(model, signal)).context
     },
 

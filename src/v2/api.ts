@@ -125,7 +125,24 @@ export interface V2SessionHooks {
   generate: V2SessionAuxiliary
 }
 
+/** A page of ctx.session.list (2.1.2): every project's sessions, newest first, with a cursor to the next. */
+export interface V2SessionPage {
+  data: unknown[]
+  cursor?: { next?: string | null; previous?: string | null }
+}
+
+/** One model as ctx.model.list and ctx.model.default describe it (2.1.2). */
+export interface V2ModelInfo {
+  id?: string
+  modelID?: string
+  providerID?: string
+  limit?: { context?: number; input?: number; output?: number }
+  variants?: Array<{ id?: string }>
+}
+
 export interface V2SessionDomain {
+  /** 2.1.2: the sessions of every project (the global database), not only this location's. */
+  list?(input: { parentID?: null; limit?: number; cursor?: string }): Promise<V2SessionPage>
   hook<N extends keyof V2SessionHooks>(name: N, callback: (event: V2SessionHooks[N]) => Promise<void> | void): Promise<V2Registration>
   create(input: {
     title?: string
@@ -239,6 +256,11 @@ export interface V2Context {
   readonly agent: { transform(callback: (editor: V2AgentEditor) => void): Promise<V2Registration>; reload?(): Promise<void> }
   readonly event: { subscribe(options?: { signal?: AbortSignal }): AsyncIterable<V2Event> }
   readonly generate?: { text(input: { prompt: string; model?: V2ModelRef }): Promise<{ text: string }> }
+  /** 2.1.2: the models every provider offers, with their limits, and the default one. */
+  readonly model?: {
+    list(): Promise<{ data?: V2ModelInfo[] } | V2ModelInfo[]>
+    default?(): Promise<{ data?: V2ModelInfo } | V2ModelInfo>
+  }
   readonly mcp?: { list(): Promise<unknown> }
   readonly storage?: {
     get(key: string): Promise<unknown>

@@ -8,7 +8,7 @@
 import type { GenerateInput, GenerateReply, Host, HelperReply, HostSession, LogLevel, ModelRef } from "../host.js"
 import { LOG_SERVICE } from "../constants.js"
 import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
-import type { V2Context, V2StoredMessage } from "./api.js"
+import type { V2Context, V2ModelInfo, V2StoredMessage } from "./api.js"
 import { toTranscriptMessages } from "./messages.js"
 import { v2HelperRules } from "./sandbox.js"
 import type { ServiceState } from "./service.js"
@@ -72,12 +72,12 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
     },
 
     async listRootSessions({ signal, search }) {
-      const client = await ready(signal)
-      if (client) {
-        const sessions = (await client.rootSessions(signal)).flatMap((raw) => toHostSession(raw))
-        return { sessions: search ? sessions.filter((session) => session.title.includes(search)) : sessions, complete: !search }
-      }
+      const filter = (sessions: HostSession[]) => (search ? sessions.filter((session) => session.title.includes(search)) : sessions)
       const ctx = deps.ctx()
+      // 2.1.2's session domain lists every project's sessions from OpenCode's own database.
+      if (typeof ctx.session.list === "function") return { sessions: filter((await listAll(ctx, signal)).flatMap((raw) => toHostSession(raw))), complete: !search }
+      const client = await ready(signal)
+      if (client) return { sessions: filter((await client.rootSessions(signal)).flatMap((raw) => toHostSession(raw))), complete: !search }
       const sessions: HostSession[] = []
       for (const id of deps.observed.ids()) {
         const info = await ctx.session.get({ sessionID: id }).catch(() => undefined)
@@ -88,12 +88,23 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
         sessions.push(...toHostSession(info))
       }
       // Only what this process saw: never a reason to forget anything.
-      return { sessions: search ? sessions.filter((session) => session.title.includes(search)) : sessions, complete: false }
+      return { sessions: filter(sessions), complete: false }
     },
 
     async sessionExists(sessionId, signal) {
-      // Only the service answers for every project; without it, a missing session cannot be told
-      // from a session this location cannot see, so nothing is called gone.
+      const ctx = deps.ctx()
+      // 2.1.2 answers for any project's session, and names a missing one Session.NotFoundError.
+      if (typeof ctx.session.list === "function") {
+        try {
+          await ctx.session.get({ sessionID: sessionId })
+          return true
+        } catch (error) {
+          if (isNotFound(error)) return false
+          throw error
+        }
+      }
+      // Before 2.1, only the service answers for every project; without it, a missing session
+      // cannot be told from a session this location cannot see, so nothing is called gone.
       const client = await ready(signal)
       if (!client) throw new Error("the OpenCode service is unavailable, so whether the session still exists cannot be told")
       return client.sessionExists(sessionId, signal)
@@ -168,12 +179,20 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
       }
     },
 
-    async contextLimit() {
-      return undefined
+    async contextLimit(model, signal) {
+      const info = await describeModel(deps.ctx(), model, signal)
+      return info?.limit?.input ?? info?.limit?.context
     },
 
-    async modelVariants() {
-      return []
+    async modelVariants(model, signal) {
+      const info = await describeModel(deps.ctx(), model, signal)
+      return (info?.variants ?? []).flatMap((variant) => (typeof variant.id === "string" ? [variant.id] : []))
+    },
+
+    async modelIds() {
+      const models = deps.ctx().model
+      if (!models) return undefined
+      return unwrapList(await models.list()).flatMap((info) => (info.providerID && (info.modelID ?? info.id) ? [`${info.providerID}/${info.modelID ?? info.id}`] : []))
     },
 
     async mcpServers() {
@@ -204,6 +223,46 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
       return { sessions: "observed", detail: `the OpenCode service is unavailable (${why}); only conversations this process observed are learned from` }
     },
   }
+}
+
+/** Every page of ctx.session.list: the root sessions of every project. */
+async function listAll(ctx: V2Context, signal: AbortSignal, maxPages = 500): Promise<unknown[]> {
+  const items: unknown[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < maxPages; page++) {
+    if (signal.aborted) throw signal.reason
+    const answer = await ctx.session.list!({ parentID: null, limit: 200, ...(cursor ? { cursor } : {}) })
+    const data = Array.isArray(answer?.data) ? answer.data : []
+    items.push(...data)
+    const next = answer?.cursor?.next
+    if (data.length === 0 || typeof next !== "string" || !next) return items
+    cursor = next
+  }
+  // A list cut short would look like sessions gone: fail instead (the pass is skipped).
+  throw new Error(`ctx.session.list: more than ${maxPages} pages`)
+}
+
+function isNotFound(error: unknown): boolean {
+  const named = error as { name?: unknown; _tag?: unknown; message?: unknown } | undefined
+  return [named?.name, named?._tag].some((tag) => typeof tag === "string" && /NotFound/.test(tag)) || (typeof named?.message === "string" && /^Session not found/i.test(named.message))
+}
+
+/** A model's facts from 2.1.2's model domain (undefined: the default model); undefined when the host has no such domain. */
+async function describeModel(ctx: V2Context, model: ModelRef | undefined, signal: AbortSignal): Promise<V2ModelInfo | undefined> {
+  const models = ctx.model
+  if (!models || signal.aborted) return undefined
+  if (!model) return models.default ? unwrapOne(await models.default()) : undefined
+  return unwrapList(await models.list()).find((info) => info.providerID === model.providerID && (info.modelID ?? info.id) === model.modelID)
+}
+
+function unwrapList(answer: { data?: V2ModelInfo[] } | V2ModelInfo[]): V2ModelInfo[] {
+  const list = Array.isArray(answer) ? answer : answer?.data
+  return Array.isArray(list) ? list : []
+}
+
+function unwrapOne(answer: { data?: V2ModelInfo } | V2ModelInfo): V2ModelInfo | undefined {
+  const one = (answer as { data?: V2ModelInfo }).data ?? (answer as V2ModelInfo)
+  return typeof one === "object" && one !== null ? one : undefined
 }
 
 function toV2Model(model: ModelRef, variant: string | undefined) {

@@ -97,8 +97,8 @@ export class FakeHost implements Host {
     return true
   }
 
-  async contextLimit(model: ModelRef): Promise<number | undefined> {
-    return this.contextLimits.get(`${model.providerID}/${model.modelID}`)
+  async contextLimit(model: ModelRef | undefined): Promise<number | undefined> {
+    return model ? this.contextLimits.get(`${model.providerID}/${model.modelID}`) : this.contextLimits.get("default")
   }
 
   /** The models the fake's providers offer; undefined: it cannot say (as a host without the call). */

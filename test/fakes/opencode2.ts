@@ -111,7 +111,14 @@ interface Location {
 }
 
 export interface FakeVariant {
-  /** The plugin session domain has `remove` (later 2.0.x; 2.0.16 has none). */
+  /**
+   * The release the fake behaves as: "2.1.2" (default) has session.remove, session.list of every
+   * project's sessions and the model domain; "2.0.16" has none of them (2.0.16 d.ts).
+   */
+  release?: "2.0.16" | "2.1.2"
+  /** The model's declared window (2.1.2's model domain); 100,000 by default. */
+  contextLimit?: number
+  /** The plugin session domain has `remove` (later 2.0.x and 2.1.2; 2.0.16 has none). */
   sessionRemove?: boolean
   /** A compaction result a plugin sets does not stop the model request (a dev build did this). */
   ignoresCompactionResult?: boolean
@@ -154,8 +161,11 @@ export class FakeOpenCode2 {
 
   constructor(options: { model?: ScriptedModel } & FakeVariant = {}) {
     this.model = options.model ?? new ScriptedModel()
+    const modern = (options.release ?? "2.1.2") !== "2.0.16"
     this.variant = {
-      sessionRemove: options.sessionRemove ?? false,
+      release: modern ? "2.1.2" : "2.0.16",
+      sessionRemove: options.sessionRemove ?? modern,
+      ...(options.contextLimit ? { contextLimit: options.contextLimit } : {}),
       ignoresCompactionResult: options.ignoresCompactionResult ?? false,
       configAgents: options.configAgents ?? [],
       projectIdOf: options.projectIdOf ?? (() => "global"),
@@ -480,6 +490,17 @@ export class FakeOpenCode2 {
           if (session) session.interrupted = true
           return { interrupted: Boolean(session) }
         },
+        ...(this.variant.release === "2.1.2"
+          ? {
+              // Every project's root sessions, newest first, paged by an opaque cursor (2.1.2).
+              list: async (input: { parentID?: null; limit?: number; cursor?: string } = {}) => {
+                const all = [...this.sessions.values()].filter((s) => input.parentID !== null || !s.info.parentID).sort((a, b) => (b.info.time?.updated ?? 0) - (a.info.time?.updated ?? 0))
+                const start = input.cursor ? Number(Buffer.from(input.cursor, "base64url").toString("utf8")) : 0
+                const page = all.slice(start, start + (input.limit ?? 50))
+                return { data: page.map((s) => structuredClone(s.info)), cursor: { next: page.length ? Buffer.from(String(start + page.length)).toString("base64url") : null, previous: null } }
+              },
+            }
+          : {}),
         ...(this.variant.sessionRemove
           ? {
               remove: async ({ sessionID }: { sessionID: string }) => {
@@ -526,6 +547,15 @@ export class FakeOpenCode2 {
         },
       },
       generate: { text: async ({ prompt }) => ({ text: this.complete(prompt) }) },
+      ...(this.variant.release === "2.1.2"
+        ? {
+            // The one model the fake's provider offers, with its limits (ctx.model of 2.1.2).
+            model: {
+              list: async () => ({ location: { directory }, data: [this.modelInfo()] }),
+              default: async () => ({ location: { directory }, data: this.modelInfo() }),
+            },
+          }
+        : {}),
       mcp: { list: async () => ({ location: { directory }, data: [] }) },
       storage: {
         get: async (key) => structuredClone(store.get(key)),
@@ -822,9 +852,15 @@ export class FakeOpenCode2 {
     return location
   }
 
+  /** The scripted model as 2.1.2's model domain describes a configured model. */
+  modelInfo(): { id: string; modelID: string; providerID: string; limit: { context: number; output: number }; variants: Array<{ id: string }> } {
+    return { id: "fake-model", modelID: "fake-model", providerID: "fake", limit: { context: this.variant.contextLimit ?? 100_000, output: 4096 }, variants: [{ id: "low" }, { id: "medium" }, { id: "high" }] }
+  }
+
   private requireSession(sessionId: string): Session {
     const session = this.sessions.get(sessionId)
-    if (!session) throw Object.assign(new Error(`session ${sessionId} not found`), { status: 404 })
+    // 2.1.2 names it so (its message is empty there).
+    if (!session) throw Object.assign(new Error(`session ${sessionId} not found`), { status: 404, name: "Session.NotFoundError" })
     return session
   }
 

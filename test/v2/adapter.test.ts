@@ -214,8 +214,8 @@ describe("learning on OpenCode 2", () => {
     expect(fs.readFileSync(outside, "utf8")).toBe("ORIGINAL")
   })
 
-  it("without a service, learns only from the conversations this process observed, and says so", async () => {
-    setup = v2Setup({ clockOffsetMs: 7 * HOUR })
+  it("on 2.0.16, without a service, learns only from the conversations this process observed, and says so", async () => {
+    setup = v2Setup({ clockOffsetMs: 7 * HOUR, variant: { release: "2.0.16" } })
     const fact = "FACT-SEEN: the build uses bun"
     setup.fake.model.setStructuredHandler(extractor(fact))
     const unseen = await pastSession(setup, "FACT-UNSEEN: nobody saw this")

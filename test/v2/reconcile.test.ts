@@ -14,12 +14,12 @@ import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import type { V2Context } from "../../src/v2/api.js"
 import { createV2Host, ObservedSessions } from "../../src/v2/host.js"
 import { discoverService, ServiceClient, type ServiceState } from "../../src/v2/service.js"
-import { FakeOpenCode2 } from "../fakes/opencode2.js"
+import { FakeOpenCode2, type FakeVariant } from "../fakes/opencode2.js"
 import { PACKAGE_DIR, settle, v2Setup, type V2Setup } from "./support.js"
 
 /** Our plugin's throw-away home beside the fake, removed when the test ends. */
-function fresh(): V2Setup {
-  const s = v2Setup()
+function fresh(variant?: FakeVariant): V2Setup {
+  const s = v2Setup(variant ? { variant } : {})
   onTestFinished(() => s.cleanup())
   return s
 }
@@ -137,8 +137,33 @@ describe("reconciliation on OpenCode 2", () => {
     expect(recordIds(s.home)).toEqual([kept])
   })
 
-  it("without the service, lists only what this process observed as partial, and forgets nothing though a session with records is missing", async () => {
+  it("on 2.1.2, without the service, lists every project's sessions through the session domain as complete, and forgets a deleted one", async () => {
     const s = fresh()
+    const here = await s.fake.createSession(s.projectDir, "here")
+    const elsewhere = await s.fake.createSession(s.project("other"), "another project")
+    const removed = await s.fake.createSession(s.projectDir, "removed")
+    await s.fake.deleteSession(removed)
+    seedRecords(s.home, [
+      { id: elsewhere, updatedAt: Date.now() },
+      { id: removed, updatedAt: Date.now() },
+    ])
+    const host = hostOver(s, await contextOf(s.fake, s.projectDir), { observed: new ObservedSessions() })
+    const listing = await host.listRootSessions({ signal: signal() })
+    expect(listing.complete).toBe(true)
+    expect(listing.sessions.map((session) => session.id).sort()).toEqual([here, elsewhere].sort())
+    expect(await host.sessionExists(removed, signal())).toBe(false)
+    expect(await host.sessionExists(elsewhere, signal())).toBe(true)
+
+    const memory = new Memory({}, { host, env: s.env, homedir: s.root, packageDir: PACKAGE_DIR, passive: true })
+    onTestFinished(() => memory.dispose())
+    expect(memory.openStores()).toBe(true)
+    const report = await memory.reconcile(listing, signal())
+    expect(report.forgotten).toEqual([removed])
+    expect(recordIds(s.home)).toEqual([elsewhere])
+  })
+
+  it("on 2.0.16, without the service, lists only what this process observed as partial, and forgets nothing though a session with records is missing", async () => {
+    const s = fresh({ release: "2.0.16" })
     const observedId = await s.fake.createSession(s.projectDir, "observed")
     const unlisted = await s.fake.createSession(s.projectDir, "never observed here")
     const removed = await s.fake.createSession(s.projectDir, "removed")

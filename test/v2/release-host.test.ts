@@ -23,7 +23,7 @@ async function hostOn(s: V2Setup, withService: boolean) {
 
 describe("the OpenCode 2 host port on 2.0.x as released", () => {
   it("deletes a helper session through DELETE /api/session/:id when the session domain has no remove", async () => {
-    setup = v2Setup()
+    setup = v2Setup({ variant: { release: "2.0.16" } })
     const { host } = await hostOn(setup, true)
     const { id } = await host.createSession({ role: "extract", title: "helper", directory: setup.home, metadata: {} } as never)
     expect(await host.deleteSession(id)).toBe(true)
@@ -31,8 +31,8 @@ describe("the OpenCode 2 host port on 2.0.x as released", () => {
     expect(setup.fake.events.filter((event) => event.type === "session.deleted").map((event) => event.data?.sessionID)).toEqual([id])
   })
 
-  it("without remove and without a service, reports the helper session as not deleted, and never throws", async () => {
-    setup = v2Setup()
+  it("without remove (2.0.16) and without a service, reports the helper session as not deleted, and never throws", async () => {
+    setup = v2Setup({ variant: { release: "2.0.16" } })
     const { host } = await hostOn(setup, false)
     const { id } = await host.createSession({ role: "extract", title: "helper", directory: setup.home, metadata: {} } as never)
     expect(await host.deleteSession(id)).toBe(false)
@@ -40,7 +40,7 @@ describe("the OpenCode 2 host port on 2.0.x as released", () => {
   })
 
   it("uses the session domain's remove where a later 2.0.x has it", async () => {
-    setup = v2Setup({ variant: { sessionRemove: true } })
+    setup = v2Setup({ variant: { release: "2.0.16", sessionRemove: true } })
     const { host } = await hostOn(setup, false)
     const { id } = await host.createSession({ role: "extract", title: "helper", directory: setup.home, metadata: {} } as never)
     expect(await host.deleteSession(id)).toBe(true)
@@ -70,5 +70,22 @@ describe("the OpenCode 2 host port on 2.0.x as released", () => {
     for (let i = 0; i < 250; i++) setup.fake.storeReply(ids[0]!, `reply ${i}`)
     const messages = await host.loadMessages(ids[0]!, AbortSignal.timeout(10_000))
     expect(messages).toHaveLength(250)
+  })
+
+  it("on 2.1.2, reads a model's window, variants and id from the model domain, the default model's when none is named", async () => {
+    setup = v2Setup({ variant: { contextLimit: 16_000 } })
+    const { host } = await hostOn(setup, false)
+    const signal = AbortSignal.timeout(5_000)
+    expect(await host.contextLimit({ providerID: "fake", modelID: "fake-model" }, signal)).toBe(16_000)
+    expect(await host.contextLimit(undefined, signal)).toBe(16_000)
+    expect(await host.contextLimit({ providerID: "fake", modelID: "other" }, signal)).toBeUndefined()
+    expect(await host.modelVariants({ providerID: "fake", modelID: "fake-model" }, signal)).toEqual(["low", "medium", "high"])
+    expect(await host.modelIds!(signal)).toEqual(["fake/fake-model"])
+  })
+
+  it("on 2.0.16, knows no window (the model domain is not there)", async () => {
+    setup = v2Setup({ variant: { release: "2.0.16" } })
+    const { host } = await hostOn(setup, false)
+    expect(await host.contextLimit({ providerID: "fake", modelID: "fake-model" }, AbortSignal.timeout(5_000))).toBeUndefined()
   })
 })

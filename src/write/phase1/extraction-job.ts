@@ -116,7 +116,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     // The one place the host's session is read: everything below uses the sanitized copy.
     const input = sanitizeSession(session, all as never)
     const model = ctx.extractionModel()
-    const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
+    const contextLimit = await ctx.host.contextLimit(model, signal).catch(() => undefined)
     // Read from the folder now, as Codex records it with the thread: a hint for V2's prompt and a
     // header line of the rollout summary in both versions.
     const folderBranch = gitBranch(session.directory)

@@ -41,7 +41,7 @@ export async function captureSegments(ctx: CaptureContext, claim: CaptureClaim, 
     const all = (await ctx.host.loadMessages(session.id, signal)) as TranscriptMessage[]
     const { closed } = splitSegments(all)
     const model = ctx.extractionModel()
-    const contextLimit = model ? await ctx.host.contextLimit(model, signal).catch(() => undefined) : undefined
+    const contextLimit = await ctx.host.contextLimit(model, signal).catch(() => undefined)
     const budget = Math.floor(transcriptBudget(contextLimit) * PART_FILL)
     const measure = partMeasure(session, all)
     const pending: string[] = []
