@@ -15,7 +15,8 @@ import type { ServiceState } from "./service.js"
 
 /** How phase 1 finds sessions here, for memory_inspect and the status RPC. */
 export interface V2HostStatus {
-  sessions: "service" | "observed"
+  /** host: OpenCode's own session domain (2.1.2); service: the background service's HTTP API; observed: what this process saw. */
+  sessions: "host" | "service" | "observed"
   detail: string
 }
 
@@ -218,8 +219,15 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
 
     status(): V2HostStatus {
       const state = deps.lastService()
-      if (state?.state === "ready") return { sessions: "service", detail: `sessions of every project, through the OpenCode service at ${new URL(state.registration.url).origin} (${state.route})` }
+      const listed = typeof liveCtx(deps)?.session.list === "function"
+      if (state?.state === "ready") {
+        const where = `the OpenCode service at ${new URL(state.registration.url).origin} (${state.route})`
+        return listed
+          ? { sessions: "host", detail: `sessions of every project, through OpenCode's session domain; their whole history through ${where}` }
+          : { sessions: "service", detail: `sessions of every project, through ${where}` }
+      }
       const why = state ? state.reason : "the OpenCode service has not been looked for yet"
+      if (listed) return { sessions: "host", detail: `sessions of every project, through OpenCode's session domain; each one's messages since its last compaction (the OpenCode service, which has the whole history, is not in use: ${why})` }
       return { sessions: "observed", detail: `the OpenCode service is unavailable (${why}); only conversations this process observed are learned from` }
     },
   }
@@ -263,6 +271,15 @@ function unwrapList(answer: { data?: V2ModelInfo[] } | V2ModelInfo[]): V2ModelIn
 function unwrapOne(answer: { data?: V2ModelInfo } | V2ModelInfo): V2ModelInfo | undefined {
   const one = (answer as { data?: V2ModelInfo }).data ?? (answer as V2ModelInfo)
   return typeof one === "object" && one !== null ? one : undefined
+}
+
+/** The live context, or none (the last location gone). */
+function liveCtx(deps: V2HostDeps): V2Context | undefined {
+  try {
+    return deps.ctx()
+  } catch {
+    return undefined
+  }
 }
 
 function toV2Model(model: ModelRef, variant: string | undefined) {

@@ -30,7 +30,7 @@ export type SwitchName = "use_memories" | "generate_memories"
 export interface MemoryStatus {
   switches: { use_memories: boolean; generate_memories: boolean }
   /** How sessions are found, in words (the registered service, or only what this process saw). */
-  sessions: { source: "service" | "observed"; detail: string }
+  sessions: { source: "host" | "service" | "observed"; detail: string }
   /** What the plugin registered with this OpenCode, and what it refused. */
   registrations: HostRegistrations
   versions: Array<{ version: string; selected: boolean; writes: boolean; lastSuccess?: number; ready?: boolean; readiness?: string }>

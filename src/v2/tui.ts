@@ -106,6 +106,7 @@ export function describeStatus(status: MemoryStatus): string {
     `use memories: ${onOff(status.switches.use_memories)}; generate memories: ${onOff(status.switches.generate_memories)}`,
     `sessions: ${status.sessions.detail}`,
   ]
+  for (const failure of status.registrations?.failed ?? []) lines.push(`refused by OpenCode: ${failure.name} (${failure.message}); memory runs without it`)
   for (const version of status.versions) {
     const role = [version.selected ? "read by new sessions" : undefined, version.writes ? "learning" : undefined].filter(Boolean).join(", ") || "idle"
     const success = version.lastSuccess ? `last consolidation ${new Date(version.lastSuccess).toISOString()}` : "not consolidated yet"

@@ -1,5 +1,6 @@
-// One scenario suite, two hosts: the same story, written once against the host driver
-// (support/host-driver.ts), runs on the real OpenCode 1.18.33 and on the OpenCode 2 fake.
+// One scenario suite, both host lines: the same story, written once against the host driver
+// (support/host-driver.ts), runs on the real OpenCode 1.18.33 and on the real released OpenCode
+// 2.1.2, as a plain `serve` and as the shared background service the TUI and CLI use.
 //   A (clock +0):  the read path (one byte-identical block per turn), the memory tools, a
 //                  citation stripped from what the model sees later and counted once; session A
 //                  states a fact.
@@ -15,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { CONSOLIDATE, diffDrivenConsolidator } from "./support/consolidator.js"
 import { contentText, type ChatRequest } from "./support/fake-llm.js"
-import { opencode1, opencode2Fake, type DriverFactory, type HostDriver, type SentRequest } from "./support/host-driver.js"
+import { opencode1, opencode2, type DriverFactory, type HostDriver, type SentRequest } from "./support/host-driver.js"
 import { waitFor } from "./support/opencode.js"
 
 const HOUR = 3_600_000
@@ -41,7 +42,8 @@ const toolResults = (request: ChatRequest) => (request.messages ?? []).filter((m
 
 const hosts: Array<[string, DriverFactory]> = [
   ["OpenCode 1.18.33", opencode1],
-  ["OpenCode 2 (fake)", opencode2Fake],
+  ["OpenCode 2.1.2", opencode2()],
+  ["OpenCode 2.1.2 with its shared service", opencode2({ service: true })],
 ]
 
 describe.each(hosts)("the memory scenario on %s", (_name, factory) => {

@@ -81,7 +81,7 @@ describe("the OpenCode 2 panel controls", () => {
     await panel.run("memory.status")
     expect(panel.shown.alerts[0]).toContain("v1: read by new sessions, learning; not consolidated yet")
     expect(panel.shown.alerts[0]).toContain("v2: learning; not consolidated yet; not ready (0 of 20 sessions in one consolidation)")
-    expect(panel.shown.alerts[0]).toContain("sessions: the OpenCode service is unavailable")
+    expect(panel.shown.alerts[0]).toContain("sessions: sessions of every project, through OpenCode's session domain")
     const nowhere = tuiContext(setup, setup.project("no-plugin"), undefined)
     await nowhere.run("memory.status")
     expect(nowhere.shown.toasts[0]).toMatch(/^memory is not available here: /)

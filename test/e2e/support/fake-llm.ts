@@ -117,11 +117,22 @@ export function toolNames(request: ChatRequest): string[] {
   return (request.tools ?? []).map((t) => t.function?.name ?? "").filter((n) => n !== "")
 }
 
-/** Title requests are recognised by OpenCode's title prompt; structured ones by the StructuredOutput tool. */
+/**
+ * Title requests are recognised by OpenCode's title prompt; structured ones by the StructuredOutput
+ * tool, or as OpenCode 2's generate.text sends them: one user message, no system, no tools (an
+ * agent request always offers tools). The answer to the latter is the record as JSON text.
+ */
 export function classify(request: ChatRequest): RequestKind {
   if (systemTexts(request).some((s) => s.includes(TITLE_SYSTEM_MARKER))) return "title"
   if (toolNames(request).includes(STRUCTURED_TOOL)) return "structured"
+  if (isTextGeneration(request)) return "structured"
   return "agent"
+}
+
+/** OpenCode 2's generate.text: a single prompt, no system role, no tools. */
+export function isTextGeneration(request: ChatRequest): boolean {
+  const messages = request.messages ?? []
+  return toolNames(request).length === 0 && messages.length === 1 && messages[0]!.role === "user"
 }
 
 function lastMessage(request: ChatRequest): ChatMessage | undefined {
@@ -296,7 +307,9 @@ export class FakeLlm extends ScriptedModel {
       if (reply.delayMs) await sleep(reply.delayMs)
       return sendJson(res, reply.status ?? 400, errorBody(reply.error ?? "fake-llm: scripted error"))
     }
-    const completion = toCompletion(reply, body.model ?? "fake-model", this.requests().length)
+    // A text generation has no StructuredOutput tool to call: the record comes back as its text.
+    const shaped = reply.structured && isTextGeneration(body) ? { text: JSON.stringify(reply.structured) } : reply
+    const completion = toCompletion(shaped, body.model ?? "fake-model", this.requests().length)
     if (body.stream) await streamCompletion(res, completion, reply.delayMs ?? 0)
     else {
       if (reply.delayMs) await sleep(reply.delayMs)

@@ -1,14 +1,12 @@
-// One small interface over the two hosts the plugin serves, so a scenario is written once and run
-// on both: the real OpenCode 1.18.33 (the binary, over HTTP, against the fake LLM) and the
-// OpenCode 2 fake (test/fakes/opencode2.ts, in process, with a registered service over HTTP).
-// Both answer through the same ScriptedModel API, so one script drives either.
+// One small interface over the hosts the plugin serves, so a scenario is written once and run on
+// each: the real OpenCode 1.18.33 and the real released OpenCode 2.1.2 (the binaries, over HTTP,
+// against the fake LLM; 2.1.2 with or without its shared background service). Both answer
+// through the same ScriptedModel API, so one script drives either.
 import fs from "node:fs"
-import os from "node:os"
 import path from "node:path"
-import { createV2Setup } from "../../../src/v2/plugin.js"
-import { FakeOpenCode2 } from "../../fakes/opencode2.js"
 import { FakeLlm, type ChatRequest, type ScriptedModel } from "./fake-llm.js"
-import { createSandbox, defaultPluginSpec, editConfig, repoRoot, startServe, type Sandbox, type ServeHandle } from "./opencode.js"
+import { createSandbox, defaultPluginSpec, editConfig, startServe, type Sandbox, type ServeHandle } from "./opencode.js"
+import { checkoutPlugin, createSandbox2, editConfig2, startServe2, type Serve2 } from "./opencode2.js"
 import { ServerApi } from "./server-api.js"
 
 export interface StartOptions {
@@ -96,54 +94,55 @@ export const opencode1: DriverFactory = async () => {
   }
 }
 
-export const opencode2Fake: DriverFactory = async () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-v2-scenario-"))
-  const memoryHome = path.join(root, "memory-home")
-  const projectDir = path.join(root, "project")
-  const outsideDir = path.join(root, "outside")
-  const stateDir = path.join(root, "state")
-  for (const dir of [projectDir, outsideDir]) fs.mkdirSync(dir, { recursive: true })
-  const fake = new FakeOpenCode2()
-  await fake.startService(stateDir)
-  const logs: string[] = []
-  let running = false
-  return {
-    name: "OpenCode 2 (fake)",
-    model: fake.model,
-    memoryHome,
-    projectDir,
-    outsideDir,
-    pathKey: "path",
-    async start(options = {}) {
-      const env: Record<string, string> = {
-        OPENCODE_CODEX_MEMORY_TEST_ROOT: memoryHome,
-        OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS: String(options.clockOffsetMs ?? 0),
-        XDG_STATE_HOME: stateDir,
-      }
-      // A fresh definition: a new OpenCode 2 process loading the plugin.
-      const plugin = { id: "opencode-codex-memory", setup: createV2Setup({ env, homedir: root, packageDir: repoRoot(), log: (line) => logs.push(line) }) }
-      await fake.setup(plugin, projectDir, options.pluginOptions ?? {})
-      running = true
-      // Start-up work runs just after setup.
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    },
-    async stop() {
-      if (running) await fake.dispose(projectDir)
-      running = false
-    },
-    createSession: (title) => fake.createSession(projectDir, title),
-    async turn(sessionId, text) {
-      const before = fake.requests.length
-      await fake.prompt(sessionId, text)
-      const first = fake.requests.slice(before).find((r) => r.sessionID === sessionId && r.kind === "primary")
-      if (!first) throw new Error(`no model request for the turn "${text}"`)
-      return { system: first.system, tools: first.tools, request: first.request }
-    },
-    deleteSession: (sessionId) => fake.deleteSession(sessionId),
-    log: () => logs.join("\n"),
-    async cleanup() {
-      await fake.disposeAll()
-      fs.rmSync(root, { recursive: true, force: true })
-    },
+/**
+ * The released OpenCode 2.1.2: a plain `serve` on a port of its own, or (`service`) the shared
+ * background service, the process the TUI and the CLI use, which the plugin then runs in.
+ */
+export function opencode2(options: { service?: boolean } = {}): DriverFactory {
+  return async () => {
+    const llm = await FakeLlm.start()
+    const sandbox = await createSandbox2({ llmUrl: llm.url })
+    const outsideDir = path.join(sandbox.root, "outside")
+    fs.mkdirSync(outsideDir)
+    let server: Serve2 | undefined
+    return {
+      name: `OpenCode 2.1.2${options.service ? " (shared service)" : ""}`,
+      model: llm,
+      memoryHome: sandbox.memoryHome,
+      projectDir: sandbox.projectDir,
+      outsideDir,
+      pathKey: "path",
+      async start(startOptions = {}) {
+        sandbox.env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS = String(startOptions.clockOffsetMs ?? 0)
+        editConfig2(sandbox, (config) => {
+          config.plugins = [checkoutPlugin(startOptions.pluginOptions)]
+        })
+        server = await startServe2(sandbox, { service: options.service ?? false })
+      },
+      async stop() {
+        await server?.stop()
+        server = undefined
+      },
+      async createSession() {
+        return server!.api.createSession()
+      },
+      async turn(sessionId, text) {
+        const before = llm.requests().length
+        await server!.api.prompt(sessionId, text)
+        const first = llm.requests().slice(before).find((r) => r.kind === "agent" && JSON.stringify(r.body.messages).includes(text))
+        if (!first) throw new Error(`no model request for the turn "${text}"`)
+        const system = (first.body.messages ?? []).filter((m) => m.role === "system").map((m) => String(typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+        return { system, tools: (first.body.tools ?? []).map((t) => t.function?.name ?? ""), request: first.body }
+      },
+      async deleteSession(sessionId) {
+        await server!.api.deleteSession(sessionId)
+      },
+      log: () => server?.stderr() ?? "",
+      async cleanup() {
+        await server?.stop()
+        await llm.close()
+        await sandbox.cleanup()
+      },
+    }
   }
 }
