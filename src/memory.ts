@@ -193,6 +193,9 @@ export class Memory {
           this.rememberListing(listing)
           this.reconciler.soon(listing, signal)
         },
+        onSessionGone: (sessionId) => {
+          if (!this.disposed) this.sessionGone(sessionId)
+        },
         beforeSelect: async (signal) => {
           if (!this.disposed) await this.reconciler.fresh(signal)
         },
@@ -502,6 +505,12 @@ export class Memory {
     if (this.disposed || this.servesHelpers) return
     if (!this.catalog.store && fs.existsSync(this.catalog.file) && !this.openStores()) return
     if (!this.catalog.store) return
+    this.sessionGone(sessionId)
+  }
+
+  /** OpenCode no longer has the session: forgotten, and no cached listing offers it to phase 1 again. */
+  private sessionGone(sessionId: string): void {
+    for (const pipeline of this.pipelines.values()) pipeline.phase1?.sessionDeleted(sessionId)
     this.forgetting.forget(sessionId, "deleted")
   }
 

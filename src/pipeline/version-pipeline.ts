@@ -76,6 +76,8 @@ export interface PipelineDeps {
   projectOf?: (session: HostSession) => ProjectIdentity | undefined
   /** Each fresh listing phase 1 makes, for reconciliation. */
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
+  /** A claimed session OpenCode no longer has. */
+  onSessionGone?: (sessionId: string) => void
   /** Reconciliation before a consolidation chooses its inputs. */
   beforeSelect?: (signal: AbortSignal) => Promise<void>
   /** Opens the version's own file with a driver; tests wrap it to inject faults (a full disk). */
@@ -156,6 +158,7 @@ export class VersionPipeline {
       ...(deps.ownFiles ? { ownFiles: deps.ownFiles } : {}),
       ...(deps.projectOf ? { projectOf: deps.projectOf } : {}),
       ...(deps.onDiscovered ? { onDiscovered: deps.onDiscovered } : {}),
+      ...(deps.onSessionGone ? { onSessionGone: deps.onSessionGone } : {}),
       strategy: spec.extraction,
       jobs: () => this.tables?.stage1,
       captures: () => this.tables?.captures,

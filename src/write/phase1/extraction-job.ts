@@ -61,6 +61,8 @@ export interface ExtractionContext {
   learnFrom?: (sessionId: string) => number | undefined
   /** The project a session belongs to (project-identity.ts), computed here once per record. */
   projectOf?: (session: HostSession) => ProjectIdentity | undefined
+  /** OpenCode no longer has the session: memory forgets it as deleted (its job row goes with it). */
+  onSessionGone?: (sessionId: string) => void
 }
 
 export const EXTRACT_AGENT = "memorize-extract"
@@ -161,8 +163,24 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     return finish(() => jobs.succeed(id, claim.token, output), "stored")
   } catch (error) {
     if (ctx.signal.aborted) return finish(() => jobs.release(id, claim.token), "released")
+    // Deleted since it was listed (by another window, OpenCode's CLI): forgotten, not retried.
+    if (await sessionGone(ctx, session.id)) {
+      jobs.release(id, claim.token)
+      ctx.onSessionGone?.(session.id)
+      diagnostics.report("info", "phase1", `${id} was deleted from OpenCode before it could be learned from; it is forgotten, not retried`)
+      return { sessionId: id, outcome: "session_gone" }
+    }
     diagnostics.report("warn", "phase1", `extraction of ${id} failed: ${errorMessage(error)}`)
     return finish(fail(errorMessage(error)), "failed", errorMessage(error))
+  }
+}
+
+/** Whether OpenCode says the session does not exist; a look-up that fails says nothing. */
+async function sessionGone(ctx: ExtractionContext, sessionId: string): Promise<boolean> {
+  try {
+    return !(await ctx.host.sessionExists(sessionId, AbortSignal.any([ctx.signal, AbortSignal.timeout(10_000)])))
+  } catch {
+    return false
   }
 }
 

@@ -64,6 +64,8 @@ export interface Phase1Deps {
   ownFiles?: OwnFiles
   /** The project a session belongs to, stored with its records. */
   projectOf?: (session: HostSession) => ProjectIdentity | undefined
+  /** OpenCode no longer has a claimed session: memory forgets it (extraction-job.ts). */
+  onSessionGone?: (sessionId: string) => void
   /** Each fresh listing of the host's sessions, for reconciliation (the instance throttles it). */
   onDiscovered?: (listing: SessionListing, signal: AbortSignal) => void
   /** Before each pass: the owner opens again a database that could not be opened (a full disk). */
@@ -316,6 +318,16 @@ export class Phase1 {
       reports.push(report)
     }
     return reports
+  }
+
+  /**
+   * A session was deleted: the cached listing no longer offers it, so a pass within the cache's
+   * life does not claim a session that is gone.
+   */
+  sessionDeleted(sessionId: string): void {
+    const cached = this.discovered
+    if (!cached || !cached.listing.sessions.some((session) => session.id === sessionId)) return
+    this.discovered = { at: cached.at, listing: { ...cached.listing, sessions: cached.listing.sessions.filter((session) => session.id !== sessionId) } }
   }
 
   private async discover(options: { fresh?: boolean } = {}): Promise<SessionListing> {

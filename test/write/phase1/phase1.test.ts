@@ -154,6 +154,78 @@ describe("phase 1", () => {
     expect(host.listCalls).toBe(2)
   })
 
+  it("never claims a session deleted since the cached listing, and forgets one deleted after its claim without a failed or retrying job", async () => {
+    host.addSession({ id: "ses_deleted", updatedAt: clock - 8 * HOUR }, conversation("deleted"))
+    host.addSession({ id: "ses_kept", updatedAt: clock - 7 * HOUR }, conversation("kept"))
+    const gone: string[] = []
+    const jobs = new Stage1Jobs(db, () => clock)
+    const p = new Phase1({
+      host,
+      options: parseOptions({ max_rollouts_per_startup: 1 }).options,
+      now: () => clock,
+      diagnostics: new Diagnostics(host, () => clock),
+      strategy: v1Extraction(templates),
+      memoryRoot: root,
+      jobs: () => jobs,
+      excludedSessions: () => new Set(),
+      helperSessions: new Set(),
+      extractionModel: () => undefined,
+      workerId: "test-worker",
+      breaker: new RateLimitBreaker(() => clock),
+      onSessionGone: (id) => {
+        gone.push(id)
+        // What forgetting does: the session's job rows go.
+        db.prepare("DELETE FROM jobs WHERE job_key = $id").run({ id })
+      },
+    })
+    disposers.push(() => p.dispose())
+    host.responder = () => memoryAnswer("kept fact")
+    // Deleted between the listing and the extraction: OpenCode no longer has its messages.
+    const load = host.loadMessages.bind(host)
+    host.loadMessages = async (id) => {
+      if (id === "ses_kept") {
+        host.sessions.delete(id)
+        host.messages.delete(id)
+      }
+      return load(id)
+    }
+    expect((await p.pass()) as unknown).toMatchObject({ type: "done", claimed: 1, results: [{ sessionId: "ses_kept", outcome: "session_gone" }] })
+    expect(gone).toEqual(["ses_kept"])
+    expect(db.prepare("SELECT job_key, status, retry_remaining FROM jobs").all()).toEqual([])
+  })
+
+  it("never claims a session deleted while the listing is cached", async () => {
+    host.addSession({ id: "ses_deleted", updatedAt: clock - 8 * HOUR }, conversation("deleted"))
+    let held: string | undefined = "paused"
+    const jobs = new Stage1Jobs(db, () => clock)
+    const p = new Phase1({
+      host,
+      options: parseOptions({}).options,
+      now: () => clock,
+      diagnostics: new Diagnostics(host, () => clock),
+      strategy: v1Extraction(templates),
+      memoryRoot: root,
+      jobs: () => jobs,
+      excludedSessions: () => new Set(),
+      helperSessions: new Set(),
+      extractionModel: () => undefined,
+      workerId: "test-worker",
+      breaker: new RateLimitBreaker(() => clock),
+      hold: () => held,
+    })
+    disposers.push(() => p.dispose())
+    // Listed while learning is paused (what reconciliation needs), then deleted, then resumed within the cache's life.
+    expect(await p.pass()).toEqual({ type: "skipped", reason: "held" })
+    host.sessions.delete("ses_deleted")
+    host.messages.delete("ses_deleted")
+    p.sessionDeleted("ses_deleted")
+    held = undefined
+    clock += 5_000
+    expect(await p.pass()).toMatchObject({ type: "done", claimed: 0 })
+    expect(host.listCalls).toBe(1)
+    expect(db.prepare("SELECT job_key FROM jobs").all()).toEqual([])
+  })
+
   it("stores nothing for blank answers, and fails the job with a retry for malformed ones", async () => {
     host.addSession({ id: "ses_blank", updatedAt: clock - 8 * HOUR }, conversation("blank"))
     host.addSession({ id: "ses_bad", updatedAt: clock - 7 * HOUR }, conversation("bad"))
