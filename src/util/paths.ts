@@ -4,6 +4,13 @@ import { STORE } from "../constants.js"
 
 export const ENV_TEST_ROOT = "OPENCODE_CODEX_MEMORY_TEST_ROOT"
 export const ENV_HOME = "OPENCODE_CODEX_MEMORY_HOME"
+/** Set to 1, the plugin does nothing in that process: OpenCode runs as if it were not installed. */
+export const ENV_DISABLE = "OPENCODE_CODEX_MEMORY_DISABLE"
+
+/** Whether this process runs without memory (ENV_DISABLE). */
+export function memoryDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env[ENV_DISABLE] === "1"
+}
 
 export type HomeSource = "test-root" | "option" | "env" | "xdg-data" | "default"
 

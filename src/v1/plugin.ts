@@ -6,10 +6,12 @@ import type { Hooks, Plugin } from "@opencode-ai/plugin"
 import { createGuard } from "../guard.js"
 import { Memory } from "../memory.js"
 import { redactText } from "../redact/redact.js"
+import { memoryDisabled } from "../util/paths.js"
 import { createV1Host } from "./host.js"
 import { createV1Hooks } from "./hooks.js"
 
 export const server: Plugin = async (input, options) => {
+  if (memoryDisabled(process.env)) return {} satisfies Hooks
   const host = createV1Host(input.client)
   let memory: Memory
   try {

@@ -11,7 +11,7 @@ import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
 import type { V2Context, V2ModelInfo, V2StoredMessage } from "./api.js"
 import { toTranscriptMessages } from "./messages.js"
 import { v2HelperRules } from "./sandbox.js"
-import type { ServiceState } from "./service.js"
+import type { ServiceState } from "../util/opencode-service.js"
 
 /** How phase 1 finds sessions here, for memory_inspect and the status RPC. */
 export interface V2HostStatus {

@@ -12,7 +12,7 @@ import { Memory } from "../memory.js"
 import { parseOptions } from "../options.js"
 import { VERSIONS } from "../pipeline/versions.js"
 import { packageRoot } from "../util/package-root.js"
-import { memoryPaths, resolveHome } from "../util/paths.js"
+import { memoryDisabled, memoryPaths, resolveHome } from "../util/paths.js"
 import { testSwitches } from "../util/test-switches.js"
 import { bundledAgents } from "../write/helpers/bundled-agents.js"
 import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
@@ -21,7 +21,7 @@ import { isFullContext, type V2Cleanup, type V2Context, type V2Registration, typ
 import { createV2Host, ObservedSessions } from "./host.js"
 import { registerLocation, ReplacedCompactions, type LocationRuntime, type RegistrationReport } from "./location.js"
 import type { MemoryStatus, SwitchName } from "./rpc.js"
-import { discoverService, type DiscoveryDeps, type ServiceState } from "./service.js"
+import { discoverService, type DiscoveryDeps, type ServiceState } from "../util/opencode-service.js"
 
 export interface V2RuntimeDeps {
   env: Readonly<Record<string, string | undefined>>
@@ -77,6 +77,7 @@ export class V2Runtime implements LocationRuntime {
    * beside its V1 `server`) gets the helper agents and nothing else: memory runs through `server`.
    */
   async setup(ctx: V2Context | V2RegistrationContext): Promise<V2Cleanup> {
+    if (memoryDisabled(this.deps.env)) return () => undefined
     if (!isFullContext(ctx)) return this.registerAgentsOnly(ctx)
     const entry: Live = { ctx, registrations: [], abort: new AbortController() }
     this.live.push(entry)

@@ -20,6 +20,7 @@ let home: string
 const cli = (...argv: string[]): Promise<Ran> => runCliIn(root, argv, NOW)
 
 const inHome = (...argv: string[]) => cli(...argv, "--home", home)
+const inHomeWith = (env: Record<string, string>, ...argv: string[]) => runCliIn(root, [...argv, "--home", home], NOW, env)
 
 /** A home as the plugin leaves it: two records (one a segment), a review, spend, a summary and a baseline. */
 async function buildHome(): Promise<void> {
@@ -296,6 +297,23 @@ exit 1
     expect(String((missing.json.error as { message: string }).message)).toMatch(/could not be asked/)
     // An id memory knows needs no question to OpenCode.
     expect(await inHome("forget", "ses_alpha", "--opencode", path.join(root, "no-such-opencode"))).toMatchObject({ code: 0, json: { forgotten_from: ["v1"] } })
+  })
+
+  it("asks OpenCode 2 with session export --standalone (2.1.2 has no --pure), with memory off in that process", async () => {
+    // A stand-in for OpenCode 2.1.2 with no background service running: it answers for ses_live2
+    // only, and only when the plugin is switched off in the process it starts.
+    const fake = path.join(root, "opencode2")
+    fs.writeFileSync(fake, `#!/bin/sh
+[ "$1" = "--version" ] && echo "opencode v2.1.2" && exit 0
+[ "$1" = "session" ] && [ "$2" = "export" ] && [ "$4" = "--standalone" ] && [ "$OPENCODE_CODEX_MEMORY_DISABLE" = "1" ] || { echo "Unrecognized flag" >&2; exit 2; }
+[ "$3" = "ses_live2" ] && echo '{"info":{}}' && exit 0
+echo "Session not found: $3"
+exit 1
+`, { mode: 0o755 })
+    const noService = { XDG_STATE_HOME: path.join(root, "no-state") }
+    expect(await inHomeWith(noService, "mode", "ses_gone2", "disabled", "--opencode", fake)).toMatchObject({ code: 1, json: { error: { code: "unknown_session" } } })
+    expect(await inHomeWith(noService, "mode", "ses_live2", "disabled", "--opencode", fake)).toMatchObject({ code: 0, json: { previous: "enabled", mode: "disabled" } })
+    expect(await inHomeWith(noService, "mode", "ses_live2", "enabled")).toMatchObject({ code: 0 })
   })
 
   it("reset needs --yes, and is refused while a consolidation holds a live lease", async () => {

@@ -14,11 +14,11 @@ export interface Ran {
   stdout: string
 }
 
-export async function runCliIn(root: string, argv: readonly string[], now: number): Promise<Ran> {
+export async function runCliIn(root: string, argv: readonly string[], now: number, env: Record<string, string> = {}): Promise<Ran> {
   let stdout = ""
   let stderr = ""
   const code = await runCli([...argv], {
-    env: { XDG_CONFIG_HOME: path.join(root, "config") },
+    env: { XDG_CONFIG_HOME: path.join(root, "config"), ...env },
     homedir: root,
     packageDir: PACKAGE_DIR,
     now: () => now,

@@ -13,7 +13,7 @@ import { openDatabase } from "../../src/store/database.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
 import type { V2Context } from "../../src/v2/api.js"
 import { createV2Host, ObservedSessions } from "../../src/v2/host.js"
-import { discoverService, ServiceClient, type ServiceState } from "../../src/v2/service.js"
+import { discoverService, ServiceClient, type ServiceState } from "../../src/util/opencode-service.js"
 import { FakeOpenCode2, type FakeVariant } from "../fakes/opencode2.js"
 import { PACKAGE_DIR, settle, v2Setup, type V2Setup } from "./support.js"
 

@@ -6,7 +6,7 @@ import os from "node:os"
 import { afterEach, describe, expect, it } from "vitest"
 import type { V2Context } from "../../src/v2/api.js"
 import { createV2Host, ObservedSessions } from "../../src/v2/host.js"
-import { discoverService, type ServiceState } from "../../src/v2/service.js"
+import { discoverService, type ServiceState } from "../../src/util/opencode-service.js"
 import { v2Setup, type V2Setup } from "./support.js"
 
 let setup: V2Setup

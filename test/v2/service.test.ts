@@ -1,7 +1,7 @@
 // Discovery of OpenCode 2's registered local service: where the registration is read, the
 // readiness routes tried and their order, and which services are refused.
 import { describe, expect, it } from "vitest"
-import { discoverService, isLoopback, registrationFile } from "../../src/v2/service.js"
+import { discoverService, isLoopback, registrationFile } from "../../src/util/opencode-service.js"
 
 const signal = () => AbortSignal.timeout(5_000)
 

@@ -35,7 +35,7 @@ export const resume = pauseCommand(false)
 /** The checks `mode` and `forget` make of a session id memory knows nothing of: OpenCode is asked. */
 function sessionCheck(cli: CliEnv, args: Parsed, env: Readonly<Record<string, string | undefined>>) {
   const binary = (args.values.opencode as string | undefined) ?? "opencode"
-  return (sessionId: string) => opencodeHasSession(sessionId, { binary, env })
+  return (sessionId: string) => opencodeHasSession(sessionId, { binary, env, homedir: cli.homedir })
 }
 
 /** A session the core refused (unknown to memory and to OpenCode) is the caller's mistake: exit 1. */

@@ -1,14 +1,14 @@
 // OpenCode 2's registered local service: the shared background server (`opencode serve
 // --service`) writes where it listens, its PID and its password to a registration file in
-// OpenCode's state folder. Memory is global, so phase 1 lists sessions of every project through
-// that service; the plugin's own context only knows its location. Discovery, step by step:
+// OpenCode's state folder. The OpenCode 2 adapter reads sessions' whole history through it (the
+// plugin's own context has only what follows a session's last compaction), and the CLI asks it
+// whether a session exists. Shared by both, so it imports neither. Discovery, step by step:
 //   1. read the registration ($XDG_STATE_HOME/opencode/service.json, per channel);
 //   2. readiness: GET /api/info, falling back to /api/status and then /api/health only when the
 //      route before answers 404 (older releases named it so);
 //   3. the service must answer with the PID it registered (a stale file names a dead server);
 //   4. a service in another process is used only on loopback: a plugin running in a separate
 //      `serve --port 0` process may talk to the local service, never to a remote one.
-// Without a service, phase 1 works from the conversations this process observed (host.ts).
 import fs from "node:fs"
 import path from "node:path"
 
