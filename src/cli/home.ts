@@ -33,7 +33,7 @@ export interface HomeTarget {
 /** Where the home is, without touching it. */
 export function locateHome(cli: CliEnv, homeFlag: string | undefined): HomeTarget {
   const config = readGlobalConfig(cli.env, cli.homedir)
-  const rawOptions = { ...(pluginEntry(config.config)?.options ?? {}) }
+  const rawOptions = { ...(pluginEntry(config.config, undefined, config.file)?.options ?? {}) }
   let env = cli.env
   if (homeFlag !== undefined) {
     if (!homeFlag.trim()) throw new CliError("usage", "--home needs a folder")

@@ -7,6 +7,12 @@ export const ENV_HOME = "OPENCODE_CODEX_MEMORY_HOME"
 /** Set to 1, the plugin does nothing in that process: OpenCode runs as if it were not installed. */
 export const ENV_DISABLE = "OPENCODE_CODEX_MEMORY_DISABLE"
 
+/**
+ * Set to 1 (the private OpenCode that `doctor` starts to see the plugin load): the plugin
+ * registers everything as usual and runs no background work, so the probe learns nothing.
+ */
+export const ENV_PROBE = "OPENCODE_CODEX_MEMORY_PROBE"
+
 /** Whether this process runs without memory (ENV_DISABLE). */
 export function memoryDisabled(env: Readonly<Record<string, string | undefined>>): boolean {
   return env[ENV_DISABLE] === "1"

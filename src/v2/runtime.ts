@@ -12,7 +12,7 @@ import { Memory } from "../memory.js"
 import { parseOptions } from "../options.js"
 import { VERSIONS } from "../pipeline/versions.js"
 import { packageRoot } from "../util/package-root.js"
-import { memoryDisabled, memoryPaths, resolveHome } from "../util/paths.js"
+import { ENV_PROBE, memoryDisabled, memoryPaths, resolveHome } from "../util/paths.js"
 import { testSwitches } from "../util/test-switches.js"
 import { bundledAgents } from "../write/helpers/bundled-agents.js"
 import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
@@ -192,6 +192,7 @@ export class V2Runtime implements LocationRuntime {
       homedir,
       ...(this.deps.now ? { now: this.deps.now } : {}),
       ...(this.deps.packageDir ? { packageDir: this.deps.packageDir } : {}),
+      ...(this.deps.env[ENV_PROBE] === "1" ? { passive: true } : {}),
       hostStatus: () => this.hostDetail(),
       hostRegistrations: () => this.registrations(),
     })

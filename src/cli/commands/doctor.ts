@@ -16,6 +16,7 @@ import { EXIT } from "../errors.js"
 import { locateHome, type HomeTarget } from "../home.js"
 import { parseOptions } from "../../options.js"
 import { pluginEntry } from "../opencode-config.js"
+import { probeOpencode2, type Opencode2Probe } from "../opencode2-probe.js"
 import { EXTRACT_AGENT } from "../../write/phase1/extraction-job.js"
 import { unknownModelMessage } from "../../write/helpers/model-check.js"
 
@@ -38,15 +39,15 @@ export const doctorCommand: Command = {
     const target = locateHome(cli, args.values.home as string | undefined)
     const driver = sqliteDriver()
     const binary = (args.values.opencode as string | undefined) ?? "opencode"
-    const version = opencodeVersion(binary, target.env)
+    const { line, ...version } = opencodeVersion(binary, target.env)
     // Asked of OpenCode itself, headless and without a model: only when it runs at all.
-    const asked = version.ok ? await Promise.all([pluginLoaded(binary, target), helperModels(binary, target)]) : []
+    const asked = !version.ok ? [] : line === 2 ? [await askOpencode2(binary, target, cli.homedir)] : await Promise.all([pluginLoaded(binary, target), helperModels(binary, target)])
     const checks: Check[] = [
       driver.check,
       homeWritable(target),
       ...databases(target, driver.open),
       ...(await baselines(target)),
-      pluginConfigured(target),
+      pluginConfigured(target, line),
       ...pluginOptions(target),
       helperAgents(target, cli.packageDir ?? packageRoot()),
       version,
@@ -135,18 +136,93 @@ async function baselines(target: HomeTarget): Promise<Check[]> {
   return checks
 }
 
-function pluginConfigured(target: HomeTarget): Check {
+/** The config entry that lists the plugin, as each line writes it. */
+function entryAdvice(line: 1 | 2 | undefined, file: string): string {
+  const v1 = `add "opencode-codex-memory" to the "plugin" list of ${file}`
+  const v2 = `run \`opencode plugin add opencode-codex-memory\`, or add {"package": "opencode-codex-memory", "options": {}} to the "plugins" list of ${file}`
+  return line === 2 ? v2 : line === 1 ? v1 : `${v1} (OpenCode 1.x), or ${v2} (OpenCode 2)`
+}
+
+function pluginConfigured(target: HomeTarget, line: 1 | 2 | undefined): Check {
   const name = "plugin in OpenCode's global config"
   const { file, config, error } = target.config
-  if (!file) return { name, ok: false, detail: "no global OpenCode config found", fix: 'add "plugin": ["opencode-codex-memory"] to ~/.config/opencode/opencode.json (the helper sessions run in the memory folder, another project, so a project config is not enough)' }
+  const where = file ?? "~/.config/opencode/opencode.json"
+  // The helper sessions run in the memory folder, another project, so a project config is not enough.
+  if (!file) return { name, ok: false, detail: "no global OpenCode config found", fix: `${entryAdvice(line, where)}; a project config is not enough, the helper sessions run in the memory folder` }
   if (!config) return { name, ok: false, detail: `${file} could not be read: ${error ?? "unknown error"}`, fix: "fix the JSON of that file" }
-  const entry = pluginEntry(config)
-  return entry ? { name, ok: true, detail: `${file}: ${entry.spec}` } : { name, ok: false, detail: `${file} does not list opencode-codex-memory`, fix: `add "opencode-codex-memory" to the "plugin" list of ${file}` }
+  const entry = pluginEntry(config, undefined, file)
+  if (!entry) return { name, ok: false, detail: `${file} does not list opencode-codex-memory`, fix: entryAdvice(line, file) }
+  // Each line reads only its own list: OpenCode 2 ignores `plugin`, OpenCode 1.x `plugins`.
+  if (line && entry.line !== line) {
+    const list = entry.line === 1 ? '"plugin"' : '"plugins"'
+    return { name, ok: false, detail: `${file}: ${entry.spec} is in the ${list} list, which OpenCode ${line === 2 ? "2" : "1.x"} does not read`, fix: entryAdvice(line, file) }
+  }
+  return { name, ok: true, detail: `${file}: ${entry.spec} (${entry.line === 2 ? '"plugins", OpenCode 2' : '"plugin", OpenCode 1.x'})` }
+}
+
+/**
+ * OpenCode 2's own answers (opencode2-probe.ts): whether it loaded the plugin, whether it refused
+ * any of its registrations, and whether the helper models are among the models it offers.
+ */
+async function askOpencode2(binary: string, target: HomeTarget, homedir: string): Promise<Check[]> {
+  const entry = target.config.config ? pluginEntry(target.config.config, undefined, target.config.file) : undefined
+  if (!entry) return []
+  const name = "plugin loaded by OpenCode"
+  let probe: Opencode2Probe
+  try {
+    probe = await probeOpencode2(binary, target.env, homedir)
+  } catch (error) {
+    return [{ name, ok: false, detail: `could not ask OpenCode 2: ${(error as Error).message}`, fix: `run \`${binary} serve --print-logs\` yourself to see why; pass --opencode PATH for another binary` }]
+  }
+  const checks: Check[] = []
+  const asked = probe.source === "service" ? "the running OpenCode service" : "a private OpenCode started for this check"
+  if (!probe.plugin) {
+    checks.push({
+      name,
+      ok: false,
+      detail: `${asked} did not load it${probe.others.length ? ` (it loaded ${probe.others.join(", ")})` : ""}: OpenCode 2 drops a plugin it cannot install or resolve without a log line`,
+      fix: entry.spec.startsWith("/") || entry.spec.startsWith("file:") || entry.spec.startsWith(".")
+        ? `${JSON.stringify(entry.spec)} must be a folder holding index.js and tui.js (a checkout after \`npm install\`, or an installed package's folder); then run doctor again`
+        : `OpenCode could not install ${JSON.stringify(entry.spec)}: check that the package and version exist (\`npm view ${entry.spec}\`) and that npm reaches its registry, or point the entry at an installed copy's folder; then run doctor again`,
+    })
+  } else if (probe.plugin.status !== "active") {
+    checks.push({ name, ok: false, detail: `${asked} lists it as ${probe.plugin.status}${probe.plugin.error ? `: ${probe.plugin.error}` : ""}`, fix: "run `opencode plugin list`, then `opencode serve --print-logs` to see why" })
+  } else {
+    const parts = Object.entries(probe.plugin.features).filter(([, on]) => on).map(([part]) => part)
+    checks.push({ name, ok: true, detail: `${entry.spec}: loaded by ${asked} (${parts.join(" and ") || "no parts"})` })
+    const failed = probe.registrations?.failed ?? []
+    checks.push(
+      probe.registrations
+        ? failed.length
+          ? { name: "plugin registrations", ok: false, detail: `OpenCode refused ${failed.map((f) => `${f.name} (${f.message})`).join("; ")}; memory runs without ${failed.length === 1 ? "it" : "them"}`, fix: "update opencode-codex-memory; if it persists, report the OpenCode version and this line" }
+          : { name: "plugin registrations", ok: true, detail: `all in place: ${probe.registrations.registered.join(", ")}` }
+        : { name: "plugin registrations", ok: false, detail: "the plugin's status call did not answer", fix: "update opencode-codex-memory; run `opencode serve --print-logs` to see its errors" },
+    )
+  }
+  const { options } = parseOptions(entry.options)
+  const config = target.config.config
+  const wanted = [
+    { option: "extract_model", id: options.extract_model ?? stringOf(config?.small_model), fallback: "small_model" },
+    { option: "consolidation_model", id: options.consolidation_model ?? stringOf(config?.model), fallback: "model" },
+  ].filter((w): w is { option: string; id: string; fallback: string } => w.id !== undefined)
+  const problems = wanted.flatMap((w) => {
+    const option = options[w.option as "extract_model" | "consolidation_model"] ? w.option : `OpenCode's ${w.fallback} (used while ${w.option} is not set)`
+    const message = unknownModelMessage(w.id, probe.models, option)
+    return message ? [message] : []
+  })
+  if (wanted.length && probe.models.length) {
+    checks.push(
+      problems.length
+        ? { name: "helper models", ok: false, detail: problems.join("; "), fix: `set the plugin's extract_model / consolidation_model in ${target.config.file ?? "OpenCode's global config"} to models \`opencode models\` lists; until then learning fails and the model is paused for an hour at a time` }
+        : { name: "helper models", ok: true, detail: wanted.map((w) => `${w.option}: ${w.id}`).join(", ") },
+    )
+  }
+  return checks
 }
 
 /** The options the config gives the plugin, read as the plugin reads them: each warning is a check that fails. */
 function pluginOptions(target: HomeTarget): Check[] {
-  const entry = target.config.config ? pluginEntry(target.config.config) : undefined
+  const entry = target.config.config ? pluginEntry(target.config.config, undefined, target.config.file) : undefined
   if (!entry) return []
   const name = "plugin options"
   const { warnings } = parseOptions(entry.options)
@@ -240,7 +316,7 @@ function stringOf(value: unknown): string | undefined {
   return typeof value === "string" && value.includes("/") ? value : undefined
 }
 
-function opencodeVersion(binary: string, env: Readonly<Record<string, string | undefined>>): Check {
+function opencodeVersion(binary: string, env: Readonly<Record<string, string | undefined>>): Check & { line?: 1 | 2 } {
   const name = "OpenCode version"
   const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 15_000, env: { ...process.env, ...env } as NodeJS.ProcessEnv })
   if (run.error || run.status !== 0) return { name, ok: false, detail: `could not run \`${binary} --version\`: ${run.error?.message ?? run.stderr.trim()}`, fix: "install OpenCode, or pass --opencode PATH" }
@@ -248,5 +324,5 @@ function opencodeVersion(binary: string, env: Readonly<Record<string, string | u
   if (!version) return { name, ok: false, detail: `unexpected answer: ${run.stdout.trim().slice(0, 80)}`, fix: "pass --opencode PATH to the OpenCode binary" }
   const [major, minor] = [Number(version[1]), Number(version[2])]
   const ok = major === 2 || (major === 1 && minor >= 18)
-  return { name, ok, detail: `${version[0]}${ok ? "" : ` (supported: ${SUPPORTED})`}`, fix: `update OpenCode to ${SUPPORTED}` }
+  return { name, ok, detail: `${version[0]}${ok ? "" : ` (supported: ${SUPPORTED})`}`, fix: `update OpenCode to ${SUPPORTED}`, ...(ok ? { line: major === 2 ? (2 as const) : (1 as const) } : {}) }
 }

@@ -15,11 +15,13 @@ export interface StagedInstall {
   cleanup(): void
 }
 
-export function stageInstall(): StagedInstall {
+/** `nodeModules`: the node_modules folder to lay it out in (OpenCode 2's plugin cache, say); a temp one by default. */
+export function stageInstall(options: { nodeModules?: string } = {}): StagedInstall {
   const repo = repoRoot()
   const manifest = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as { files: string[]; bin: Record<string, string>; dependencies: Record<string, string> }
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-staged-"))
-  const dir = path.join(root, "node_modules", "opencode-codex-memory")
+  const root = options.nodeModules ? path.dirname(options.nodeModules) : fs.mkdtempSync(path.join(os.tmpdir(), "ocm-staged-"))
+  const modules = options.nodeModules ?? path.join(root, "node_modules")
+  const dir = path.join(modules, "opencode-codex-memory")
   fs.mkdirSync(dir, { recursive: true })
   fs.copyFileSync(path.join(repo, "package.json"), path.join(dir, "package.json"))
   for (const entry of manifest.files.filter((pattern) => !pattern.startsWith("!"))) {
@@ -28,9 +30,9 @@ export function stageInstall(): StagedInstall {
     fs.cpSync(from, path.join(dir, entry), { recursive: true, filter: (file) => !file.endsWith(".map") })
   }
   for (const name of Object.keys(manifest.dependencies)) {
-    const link = path.join(root, "node_modules", name)
+    const link = path.join(modules, name)
     fs.mkdirSync(path.dirname(link), { recursive: true })
     fs.symlinkSync(path.join(repo, "node_modules", name), link, "dir")
   }
-  return { dir, bin: path.join(dir, Object.values(manifest.bin)[0]!), cleanup: () => fs.rmSync(root, { recursive: true, force: true }) }
+  return { dir, bin: path.join(dir, Object.values(manifest.bin)[0]!), cleanup: () => fs.rmSync(options.nodeModules ? modules : root, { recursive: true, force: true }) }
 }
