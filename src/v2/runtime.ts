@@ -102,8 +102,12 @@ export class V2Runtime implements LocationRuntime {
     }
     if (first) {
       await this.loadSwitches(ctx, memory)
-      // Start-up work (databases, leftover helpers) runs after setup has returned.
-      const timer = setTimeout(() => void memory.start(), 0)
+      // Start-up work (databases, leftover helpers) runs after setup has returned; so does the
+      // first look for the service, so the status says how sessions are read before any pass.
+      const timer = setTimeout(() => {
+        void memory.start()
+        void this.discover(AbortSignal.timeout(10_000))
+      }, 0)
       timer.unref?.()
     }
     return () => this.release(entry)

@@ -11,7 +11,7 @@ import { MEMORY_RPC, type MemoryStatus, type SwitchName } from "./rpc.js"
 
 /** The part of OpenCode 2's TUI plugin context these controls use (packages/plugin/src/tui/context.ts). */
 export interface TuiContext {
-  keymap: { layer(build: () => { commands: TuiCommand[] }): unknown }
+  keymap: { layer(build: () => { mode?: "global" | "modal"; commands: TuiCommand[] }): unknown }
   ui: {
     dialog: {
       confirm(options: { title: string; message: string; label?: { confirm?: string; cancel?: string } }): Promise<boolean | undefined>
@@ -119,6 +119,8 @@ export function describeStatus(status: MemoryStatus): string {
 export default {
   id: PLUGIN_ID,
   setup(context: TuiContext): void {
-    context.keymap.layer(() => ({ commands: memoryCommands(context) }))
+    // "global": a layer without a mode is a base-mode layer, which 2.1.2 does not reach while the
+    // prompt has the focus, so its commands were in neither the palette nor the slash list.
+    context.keymap.layer(() => ({ mode: "global", commands: memoryCommands(context) }))
   },
 }
