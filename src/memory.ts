@@ -111,6 +111,8 @@ export class Memory {
   /** The one path by which a session leaves memory (control/forgetting.ts). */
   readonly forgetting: Forgetting
   private readonly reconciler: Reconciler
+  /** OpenCode 2: the folder each session runs in, as the location whose hook saw it says (bounded). */
+  private readonly sessionFolders = new Map<string, string>()
   /** This instance's row among the home's plugin instances (store/instances.ts). */
   private readonly instanceId = `${process.pid}:${randomUUID()}`
   private registered = false
@@ -147,11 +149,13 @@ export class Memory {
     const workerId = `pid:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
     const interop = planInterop({ options, env: deps.env, homedir: deps.homedir, templatesDir, memoryRoots: VERSIONS.map((version) => memoryPaths(home.home, home.source, version).memoryRoot) })
     // replace needs a host that lets a plugin supply the compaction's result; OpenCode 1.x does not.
-    const replaceUnsupported = options.checkpoint.enabled && options.checkpoint.mode === "replace" && deps.host.kind !== "opencode2"
+    // Neither line lets a plugin's summary stand in for the compaction model's: 1.x runs its own
+    // model, and 2.1.2's compaction hook reads back system, messages and tools, never a result.
+    const replaceUnsupported = options.checkpoint.enabled && options.checkpoint.mode === "replace"
     this.warnings = [
       ...parsed.warnings,
       ...interop.warnings,
-      ...(replaceUnsupported ? ['option "checkpoint.mode" = "replace": OpenCode 1.x always runs its own compaction model; the checkpoint view joins it instead (as "augment")'] : []),
+      ...(replaceUnsupported ? [`option "checkpoint.mode" = "replace": OpenCode ${deps.host.kind === "opencode2" ? "2 (2.1.2 reads no result from its compaction hook)" : "1.x"} always runs its own compaction model; the checkpoint view joins it instead (as "augment")`] : []),
     ]
     const dual = options.generate_memories && options.dual_write
     // The home and every memory folder and database in it: a tool call that reads one is memory's own text.
@@ -250,7 +254,7 @@ export class Memory {
     this.checkpoints = options.checkpoint.enabled
       ? new SessionCheckpoints({
           store: () => this.catalog.checkpoints,
-          directory: deps.directory,
+          directory: (sessionId) => deps.directory ?? this.sessionFolders.get(sessionId),
           diagnostics,
           // Disabled means nothing kept: no checkpoint is recorded for such a session.
           keeps: (sessionId) => this.catalog.store?.mode(sessionId) !== "disabled",
@@ -404,6 +408,17 @@ export class Memory {
     if (!this.checkpoints || this.disposed || this.servesHelpers) return undefined
     if (!isConversationCall(call, (id) => this.helperSessions.has(id))) return undefined
     return this.checkpoints.frozenView(call.sessionID)
+  }
+
+  /**
+   * The folder a session runs in, from a host whose one memory serves many folders (OpenCode 2's
+   * locations): the checkpoint names the session's files relative to it.
+   */
+  sessionFolder(sessionId: string, directory: string): void {
+    if (this.sessionFolders.get(sessionId) === directory) return
+    this.sessionFolders.delete(sessionId)
+    this.sessionFolders.set(sessionId, directory)
+    if (this.sessionFolders.size > 1_000) this.sessionFolders.delete(this.sessionFolders.keys().next().value!)
   }
 
   /** A user's message with its text parts: the checkpoint's task pointer. */

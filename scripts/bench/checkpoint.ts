@@ -149,7 +149,7 @@ function persistedReplay(events: readonly Event[]): { medianMs: number; p99Ms: n
   try {
     const store = new CheckpointStore(db)
     // Files are hashed from disk in the hooks; the bench's files do not exist, so hashing is skipped here.
-    const checkpoints = new SessionCheckpoints({ store: () => store, directory: "/repo", diagnostics: new Diagnostics(new FakeHost()), preface: "", hash: () => "sha256:bench" })
+    const checkpoints = new SessionCheckpoints({ store: () => store, directory: () => "/repo", diagnostics: new Diagnostics(new FakeHost()), preface: "", hash: () => "sha256:bench" })
     const samples: number[] = []
     for (const event of events) {
       const start = performance.now()

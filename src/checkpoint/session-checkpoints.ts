@@ -18,8 +18,12 @@ export type CheckpointMode = "augment" | "replace"
 
 export interface CheckpointDeps {
   store: () => CheckpointStore | undefined
-  /** The project folder: file uris are relative to it, and re-hashed under it. */
-  directory: string | undefined
+  /**
+   * A session's project folder: its file uris are relative to it, and re-hashed under it. One
+   * folder per instance on OpenCode 1.x; per session on OpenCode 2, whose one memory serves
+   * every location.
+   */
+  directory: (sessionId: string) => string | undefined
   diagnostics: Diagnostics
   /** The fixed instruction that opens every view (templates/checkpoint/preface.md). */
   preface: string
@@ -55,7 +59,7 @@ export class SessionCheckpoints {
 
   /** A finished tool call: a file or command artifact (hashed now, by the plugin), or the todo list. */
   onToolResult(sessionId: string, result: ToolResult): void {
-    const seen = observeToolResult(result, this.deps.directory)
+    const seen = observeToolResult(result, this.deps.directory(sessionId))
     if (!seen) return
     if (seen.type === "todos") return this.onTodos(sessionId, seen.todos)
     if (seen.type === "file") {
@@ -79,7 +83,7 @@ export class SessionCheckpoints {
     let outcome: ApplyOutcome = { ok: false, reason: "nothing was applied" }
     store.update(sessionId, (state) => {
       const cp = this.parse(sessionId, state)
-      const result = applyUpdate(cp, resolveFilePaths(cp, resolveCurrentMessage(cp, update), this.deps.directory))
+      const result = applyUpdate(cp, resolveFilePaths(cp, resolveCurrentMessage(cp, update), this.deps.directory(sessionId)))
       if (!result.ok) {
         outcome = result
         return undefined
@@ -93,7 +97,7 @@ export class SessionCheckpoints {
   /** The current view, rendered against the files as they are now. */
   view(sessionId: string): string {
     const cp = this.parse(sessionId, this.deps.store()?.get(sessionId)?.state)
-    return renderView(cp, (uri) => this.currentHash(uri))
+    return renderView(cp, (uri) => this.currentHash(sessionId, uri))
   }
 
   /**
@@ -137,9 +141,9 @@ export class SessionCheckpoints {
     this.deps.store()?.delete(sessionId)
   }
 
-  private currentHash(uri: string): string | undefined {
+  private currentHash(sessionId: string, uri: string): string | undefined {
     if (uri.startsWith("cmd:")) return undefined
-    return this.hash(fileOfUri(uri, this.deps.directory))
+    return this.hash(fileOfUri(uri, this.deps.directory(sessionId)))
   }
 
   private keeps(sessionId: string): boolean {

@@ -98,23 +98,16 @@ export interface V2StoredMessage {
   [key: string]: unknown
 }
 
-/**
- * The `compaction` hook's event: the compaction request. Its `result`, when set, is recorded
- * instead of asking the model, in the 2.0.x source (compaction.ts) and the 2.0.16 declarations;
- * no run on a release has shown it (see the checkpoint's replace mode).
- */
-export interface V2SessionCompaction extends V2SessionContext {
-  result?: { summary: string; metadata?: Record<string, unknown> }
-}
+/** The `compaction` hook's event: the compaction request (2.1.2 reads back its system, messages, options and tools). */
+export type V2SessionCompaction = V2SessionContext
 
-/** The `title` and `generate` hooks' event: a request with no agent loop (a title may set `result` to skip the model). */
+/** The `title` and `generate` hooks' event: a request with no agent loop. */
 export interface V2SessionAuxiliary {
   readonly sessionID: string
   readonly model?: V2ModelRef
   system: V2SystemPart[]
   messages: V2ModelMessage[]
   options?: Record<string, unknown>
-  result?: string
 }
 
 export interface V2SessionHooks {

@@ -5,8 +5,8 @@
 //   - agents: the helper agents, and an ask before memory_reset for every other agent;
 //   - session hooks, one per kind of request (OpenCode 2 runs `context` for agent-loop requests
 //     only): `context` appends the memory block and then the frozen checkpoint view, and gives a
-//     helper session its instructions; `compaction` gets the checkpoint view (with
-//     checkpoint.mode "replace" also as the result); `title` and `generate` get nothing; every
+//     helper session its instructions; `compaction` gets the checkpoint view (2.1.2 always asks
+//     its compaction model, so "replace" runs as augment); `title` and `generate` get nothing; every
 //     one strips citation blocks from the history it sends (V2 keeps them in stored replies);
 //     `prompt` is a user's message (and the checkpoint's task);
 //   - tool hooks: a tool about to run (external-context pollution), one finished (checkpoint);
@@ -34,8 +34,6 @@ export interface LocationRuntime {
   forget(sessionId: string): void
   /** False for an event another location's stream already delivered. */
   firstSight(eventId: string | undefined): boolean
-  /** The checkpoint a compaction hook offered as the result, and what the host did with it. */
-  readonly replaced: ReplacedCompactions
   status(): MemoryStatus
   setSwitch(name: SwitchName, value: boolean): Promise<void>
 }
@@ -87,12 +85,13 @@ export async function registerLocation(ctx: V2Context, memory: Memory, runtime: 
           "prompt",
           guard("session.prompt", (event: V2SessionPrompt) => {
             runtime.observe(event.sessionID)
+            memory.sessionFolder(event.sessionID, ctx.location.directory)
             memory.onChatMessage(event.sessionID)
             if (event.messageID && typeof event.prompt?.text === "string") memory.onUserMessage(event.sessionID, event.messageID, [event.prompt.text])
           }),
         ),
     ],
-    ["session.compaction", () => ctx.session.hook("compaction", guard("session.compaction", (event: V2SessionCompaction) => compactionHook(event, memory, runtime)))],
+    ["session.compaction", () => ctx.session.hook("compaction", guard("session.compaction", (event: V2SessionCompaction) => compactionHook(event, memory)))],
     ["session.title", () => ctx.session.hook("title", guard("session.title", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)))],
     ["session.generate", () => ctx.session.hook("generate", guard("session.generate", (event: V2SessionAuxiliary) => stripCitations(event.sessionID, event.messages, memory)))],
     ["tool.execute.before", () => ctx.tool.hook("execute.before", guard("tool.execute.before", (event: { sessionID: string; tool: string }) => memory.onToolUse(event.sessionID, event.tool)))],
@@ -101,9 +100,10 @@ export async function registerLocation(ctx: V2Context, memory: Memory, runtime: 
       () =>
         ctx.tool.hook(
           "execute.after",
-          guard("tool.execute.after", (event: V2ToolExecuteAfter) =>
-            memory.onToolResult(event.sessionID, { tool: event.tool, callID: event.id ?? "", args: event.input, metadata: event.status === "completed" ? event.result?.metadata : undefined }),
-          ),
+          guard("tool.execute.after", (event: V2ToolExecuteAfter) => {
+            memory.sessionFolder(event.sessionID, ctx.location.directory)
+            memory.onToolResult(event.sessionID, { tool: event.tool, callID: event.id ?? "", args: event.input, metadata: event.status === "completed" ? event.result?.metadata : undefined })
+          }),
         ),
     ],
   ]
@@ -143,49 +143,14 @@ function contextHook(event: V2SessionContext, memory: Memory, runtime: LocationR
 }
 
 /**
- * The compaction model gets the checkpoint view to build on. With mode "replace" the view is also
- * offered as the result, which 2.0.x's source records instead of asking the model; a build that
- * asks its model anyway still has the view, so "replace" degrades to "augment" there, and the
- * compaction's end tells which happened (ReplacedCompactions).
+ * The compaction model gets the checkpoint view to build on. 2.1.2 reads back only the system,
+ * messages, options and tools of this event, never a result, so the model is always asked and
+ * checkpoint.mode "replace" runs as augment (memory.ts warns of it).
  */
-function compactionHook(event: V2SessionCompaction, memory: Memory, runtime: LocationRuntime): void {
+function compactionHook(event: V2SessionCompaction, memory: Memory): void {
   stripCitations(event.sessionID, event.messages, memory)
   const view = memory.onCompacting(event.sessionID)
-  if (!view) return
-  event.system.push({ type: "text", text: view })
-  if (memory.options.checkpoint.mode !== "replace") return
-  event.result = { summary: view, metadata: { source: "opencode-codex-memory checkpoint" } }
-  runtime.replaced.offered(event.sessionID, view)
-}
-
-/**
- * Whether this OpenCode honours a compaction result a plugin supplies: no released build has been
- * seen to, so it is judged from each compaction's end, whose text is the summary that was kept.
- */
-export class ReplacedCompactions {
-  private readonly pending = new Map<string, string>()
-  private verdict: "honoured" | "ignored" | undefined
-
-  offered(sessionId: string, summary: string): void {
-    this.pending.set(sessionId, summary)
-  }
-
-  /** At `session.compaction.ended`: the verdict when it changed, for one log line. */
-  ended(sessionId: string, text: unknown): "honoured" | "ignored" | undefined {
-    const offered = this.pending.get(sessionId)
-    if (offered === undefined || typeof text !== "string") return undefined
-    this.pending.delete(sessionId)
-    const verdict = text.trim() === offered.trim() ? "honoured" : "ignored"
-    if (verdict === this.verdict) return undefined
-    this.verdict = verdict
-    return verdict
-  }
-
-  describe(): string {
-    if (this.verdict === "honoured") return 'checkpoint.mode "replace": confirmed on this OpenCode (the last compaction kept the checkpoint, with no model call)'
-    if (this.verdict === "ignored") return 'checkpoint.mode "replace": this OpenCode asked its compaction model anyway, so replace runs as augment here (the model got the checkpoint to build on)'
-    return 'checkpoint.mode "replace": not yet confirmed on this OpenCode (2.0.x\'s source records a result a plugin supplies without asking the model, but no run on a release has shown it; until a compaction shows it, the model is also given the checkpoint, as with augment)'
-  }
+  if (view) event.system.push({ type: "text", text: view })
 }
 
 /** Citation blocks kept in stored replies are removed from what the model is sent, and counted once. */
@@ -249,11 +214,7 @@ function onEvent(event: V2Event, memory: Memory, runtime: LocationRuntime): void
     runtime.observe(sessionId)
     memory.onSessionIdle(sessionId)
   } else if (event.type === "session.created") runtime.observe(sessionId)
-  else if (event.type === "session.compaction.ended") {
-    memory.onCompacted(sessionId)
-    const verdict = runtime.replaced.ended(sessionId, data.text)
-    if (verdict) memory.diagnostics.report(verdict === "honoured" ? "info" : "warn", "checkpoint", runtime.replaced.describe())
-  }
+  else if (event.type === "session.compaction.ended") memory.onCompacted(sessionId)
   else if (event.type === "session.deleted") {
     runtime.forget(sessionId)
     memory.onSessionDeleted(sessionId)

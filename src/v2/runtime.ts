@@ -19,7 +19,7 @@ import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
 import { installV2Agents } from "./agents.js"
 import { isFullContext, type V2Cleanup, type V2Context, type V2Registration, type V2RegistrationContext } from "./api.js"
 import { createV2Host, ObservedSessions } from "./host.js"
-import { registerLocation, ReplacedCompactions, type LocationRuntime, type RegistrationReport } from "./location.js"
+import { registerLocation, type LocationRuntime, type RegistrationReport } from "./location.js"
 import type { MemoryStatus, SwitchName } from "./rpc.js"
 import { discoverService, type DiscoveryDeps, type ServiceState } from "../util/opencode-service.js"
 
@@ -49,7 +49,6 @@ const EVENT_IDS_KEPT = 2_000
 export class V2Runtime implements LocationRuntime {
   readonly confined = new Map<string, string>()
   readonly helperSystem = new Map<string, string>()
-  readonly replaced = new ReplacedCompactions()
   private readonly observed = new ObservedSessions()
   private readonly live: Live[] = []
   private readonly eventIds = new Set<string>()
@@ -197,16 +196,9 @@ export class V2Runtime implements LocationRuntime {
       ...(this.deps.now ? { now: this.deps.now } : {}),
       ...(this.deps.packageDir ? { packageDir: this.deps.packageDir } : {}),
       ...(this.deps.env[ENV_PROBE] === "1" ? { passive: true } : {}),
-      hostStatus: () => this.hostDetail(),
+      hostStatus: () => this.host.status().detail,
       hostRegistrations: () => this.registrations(),
     })
-  }
-
-  /** How sessions are found, and, with checkpoint.mode "replace", whether this OpenCode honours it. */
-  private hostDetail(): string {
-    const detail = this.host.status().detail
-    const memory = this.memory
-    return memory?.checkpoints && memory.options.checkpoint.mode === "replace" ? `${detail}; ${this.replaced.describe()}` : detail
   }
 
   /** What every live location registered, and what the host refused, each once. */

@@ -32,7 +32,7 @@ beforeEach(() => {
   db = openDatabase(path.join(dir, "memory.db")).db
   store = new CheckpointStore(db)
   diagnostics = new Diagnostics(new FakeHost())
-  checkpoints = new SessionCheckpoints({ store: () => store, directory: project, diagnostics, preface: "PREFACE" })
+  checkpoints = new SessionCheckpoints({ store: () => store, directory: () => project, diagnostics, preface: "PREFACE" })
 })
 afterEach(() => db.close())
 

@@ -125,10 +125,11 @@ describe("the real OpenCode 1.18.33 and the module's OpenCode 2 entry", () => {
     const build = agents.find((agent) => agent.id === "build")!.permissions
     expect(build).toContainEqual({ action: "memory_reset", resource: "*", effect: "ask" })
     // The helpers are refused to the user's agents as subagents, not only hidden from the list.
-    expect(build.slice(-2)).toEqual([
-      { action: "subagent", resource: "memorize", effect: "deny" },
-      { action: "subagent", resource: "memorize-extract", effect: "deny" },
-    ])
+    expect(build).toContainEqual({ action: "subagent", resource: "memorize", effect: "deny" })
+    expect(build).toContainEqual({ action: "subagent", resource: "memorize-extract", effect: "deny" })
+    // And the memory folder is kept out of their reach, last, so the user's earlier rules do not reopen it.
+    expect(build.slice(-1)[0]).toMatchObject({ effect: "deny" })
+    expect(build).toContainEqual({ action: "edit", resource: `${root}/*`, effect: "deny" })
   })
 
   it("runs a V2 consolidator session with its prompt and file tools only, and its rules refuse every file outside the memory root", () => {

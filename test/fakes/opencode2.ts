@@ -17,11 +17,10 @@
 //   - Session hooks: `context` runs for primary (agent-loop) requests only, and no event names a
 //     kind; compaction, title and generate requests run their own hooks:
 //     packages/core/src/session/model-request.ts, 2.0.24 contract.
-//   - A compaction or title hook that sets `result` is recorded without a model request:
-//     packages/core/src/session/compaction.ts and promise/session.ts ("Set to use this ... and skip
-//     the model request"); unverified at run time on a release (2.0.24 contract), so the fake can
-//     be told to ask its model anyway (`ignoresCompactionResult`). The compaction's end carries
-//     the kept summary as `text`.
+//   - A compaction or title hook's event carries system, messages, options and tools, and 2.1.2
+//     reads back only those: a `result` a hook sets is ignored and the model is always asked (the
+//     binary's model-request service; the 2.0.x sources' result field never reached a release).
+//     The compaction's end carries the kept summary as `text`.
 //   - The session domain of 2.0.16 has no `remove` (2.0.16 d.ts; later 2.0.x sources add it, so
 //     `sessionRemove` turns it on); create/get/prompt/wait/context/interrupt as in
 //     packages/protocol/src/groups/session.ts; `context` is the messages since the last compaction.
@@ -120,8 +119,6 @@ export interface FakeVariant {
   contextLimit?: number
   /** The plugin session domain has `remove` (later 2.0.x and 2.1.2; 2.0.16 has none). */
   sessionRemove?: boolean
-  /** A compaction result a plugin sets does not stop the model request (a dev build did this). */
-  ignoresCompactionResult?: boolean
   /** Agents the user's config declares: they run, but an agent transform's list() leaves them out. */
   configAgents?: readonly string[]
   /**
@@ -166,7 +163,6 @@ export class FakeOpenCode2 {
       release: modern ? "2.1.2" : "2.0.16",
       sessionRemove: options.sessionRemove ?? modern,
       ...(options.contextLimit ? { contextLimit: options.contextLimit } : {}),
-      ignoresCompactionResult: options.ignoresCompactionResult ?? false,
       configAgents: options.configAgents ?? [],
       projectIdOf: options.projectIdOf ?? (() => "global"),
     }
@@ -265,7 +261,7 @@ export class FakeOpenCode2 {
     await session.running
   }
 
-  /** A title request: the `title` hooks run (never `context`), and a result they set skips the model. */
+  /** A title request: the `title` hooks run (never `context`), then the model is asked. */
   async generateTitle(sessionId: string): Promise<string> {
     const session = this.requireSession(sessionId)
     const location = this.ensureLocation(session.info.location!.directory)
@@ -277,16 +273,13 @@ export class FakeOpenCode2 {
       options: {},
     }
     await this.runHooks(location, "title", event)
-    const title = event.result ?? (await this.send(session, "title", event.system, event.messages as never, [])).text ?? ""
+    const title = (await this.send(session, "title", event.system, event.messages as never, [])).text ?? ""
     session.info.title = title
     return title
   }
 
-  /**
-   * A compaction: the compaction hooks may set a result, which is recorded without a model request;
-   * otherwise the model is asked. Either way a compaction message is stored and the end emitted.
-   */
-  async compact(sessionId: string): Promise<{ summary: string; fromPlugin: boolean }> {
+  /** A compaction: the compaction hooks run, then the model is asked; its summary is stored and the end emitted. */
+  async compact(sessionId: string): Promise<{ summary: string }> {
     const session = this.requireSession(sessionId)
     const location = this.ensureLocation(session.info.location!.directory)
     const agentId = session.info.agent ?? "build"
@@ -298,7 +291,6 @@ export class FakeOpenCode2 {
       messages: unknown[]
       options: Record<string, unknown>
       tools: Record<string, unknown>
-      result?: { summary: string; metadata?: Record<string, unknown> }
     } = {
       sessionID: sessionId,
       agent: agentId,
@@ -309,11 +301,10 @@ export class FakeOpenCode2 {
       tools: {},
     }
     await this.runHooks(location, "compaction", event)
-    const supplied = event.result && !this.variant.ignoresCompactionResult ? event.result : undefined
-    const summary = supplied?.summary ?? (await this.send(session, "compaction", event.system, event.messages as never, [])).text ?? ""
+    const summary = (await this.send(session, "compaction", event.system, event.messages as never, [])).text ?? ""
     session.messages.push({ id: this.id("msg"), type: "compaction", status: "completed", reason: "manual", summary, recent: "", time: { created: Date.now() } })
-    this.emit({ type: "session.compaction.ended", data: { sessionID: sessionId, reason: "manual", text: summary, recent: "" }, ...(supplied?.metadata ? { metadata: supplied.metadata } : {}) } as Omit<V2Event, "id">)
-    return { summary, fromPlugin: supplied !== undefined }
+    this.emit({ type: "session.compaction.ended", data: { sessionID: sessionId, reason: "manual", text: summary, recent: "" } } as Omit<V2Event, "id">)
+    return { summary }
   }
 
   async deleteSession(sessionId: string): Promise<void> {

@@ -128,28 +128,25 @@ describe("the OpenCode 2 fake", () => {
     expect(Object.keys(seen[2]!.event)).toEqual(expect.arrayContaining(["sessionID", "agent", "model", "system", "messages", "options", "tools"]))
   })
 
-  it("records a title or compaction result a hook sets without asking the model, unless the build ignores it", async () => {
-    for (const ignores of [false, true]) {
-      setup = v2Setup({ variant: { ignoresCompactionResult: ignores } })
-      await setup.fake.setup(
-        {
-          id: "results",
-          setup: async (ctx: V2Context) => {
-            await ctx.session.hook("title", (event) => void (event.result = "Plugin title"))
-            await ctx.session.hook("compaction", (event) => void (event.result = { summary: "plugin summary" }))
-          },
+  it("asks the model for a title and a compaction whatever result a hook sets, as 2.1.2 does", async () => {
+    setup = v2Setup()
+    await setup.fake.setup(
+      {
+        id: "results",
+        setup: async (ctx: V2Context) => {
+          await ctx.session.hook("title", (event) => void ((event as unknown as { result: string }).result = "Plugin title"))
+          await ctx.session.hook("compaction", (event) => void ((event as unknown as { result: unknown }).result = { summary: "plugin summary" }))
         },
-        setup.projectDir,
-      )
-      const id = await setup.fake.createSession(setup.projectDir, "t")
-      expect(await setup.fake.generateTitle(id)).toBe("Plugin title")
-      setup.fake.model.script({ text: "model summary" })
-      const compaction = await setup.fake.compact(id)
-      expect(compaction).toEqual(ignores ? { summary: "model summary", fromPlugin: false } : { summary: "plugin summary", fromPlugin: true })
-      expect(setup.fake.requests.map((request) => request.kind)).toEqual(ignores ? ["compaction"] : [])
-      expect(setup.fake.events.find((event) => event.type === "session.compaction.ended")?.data).toMatchObject({ sessionID: id, text: compaction.summary })
-      await setup.cleanup()
-    }
+      },
+      setup.projectDir,
+    )
+    const id = await setup.fake.createSession(setup.projectDir, "t")
+    setup.fake.model.script({ kind: "title", text: "Model title" }, { text: "model summary" })
+    expect(await setup.fake.generateTitle(id)).toBe("Model title")
+    const compaction = await setup.fake.compact(id)
+    expect(compaction).toEqual({ summary: "model summary" })
+    expect(setup.fake.requests.map((request) => request.kind)).toEqual(["title", "compaction"])
+    expect(setup.fake.events.find((event) => event.type === "session.compaction.ended")?.data).toMatchObject({ sessionID: id, text: "model summary" })
   })
 
   it("gives the context no log, no toast and (2.0.16) no session.remove; later 2.0.x adds remove", async () => {

@@ -78,6 +78,8 @@ export interface ChatRequest {
 
 const TITLE_SYSTEM_MARKER = "You are a title generator"
 const STRUCTURED_TOOL = "StructuredOutput"
+/** A heading of the template OpenCode 2.1.2's compaction prompt asks the summary in. */
+export const COMPACTION_TEMPLATE_HEADING = "## Objective"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers for reading requests (exported: tests use them on logged requests too)
@@ -241,6 +243,8 @@ export class ScriptedModel {
     }
     const last = lastMessage(body)
     if (last?.role === "tool") return { text: `FAKE: tool result received (${contentText(last.content).length} chars)` }
+    // OpenCode 2.1.2's compaction takes a summary only in its template (a "## Objective" heading).
+    if (kind === "agent" && lastUserText(body).includes(COMPACTION_TEMPLATE_HEADING)) return { text: `${COMPACTION_TEMPLATE_HEADING}\n- FAKE summary #${++this.counter}\n## Next Move\n1. (none)` }
     if (kind === "title") return { text: this.titleHandler?.(body) ?? "Fake title" }
     this.counter += 1
     return { text: `FAKE-REPLY #${this.counter}` }

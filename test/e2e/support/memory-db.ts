@@ -6,7 +6,7 @@ import { V2_MIGRATIONS } from "../../../src/store/migrations.js"
 import type { MemoryVersion } from "../../../src/util/paths.js"
 import type { Sandbox } from "./opencode.js"
 
-export function query<T>(sandbox: Sandbox, sql: string, version: MemoryVersion = "v1"): T[] {
+export function query<T>(sandbox: Pick<Sandbox, "memoryHome">, sql: string, version: MemoryVersion = "v1"): T[] {
   const file = path.join(sandbox.memoryHome, version === "v1" ? "memory.db" : "memory_v2.db")
   const { db } = openDatabase(file, version === "v1" ? {} : { migrations: V2_MIGRATIONS })
   try {
@@ -17,7 +17,7 @@ export function query<T>(sandbox: Sandbox, sql: string, version: MemoryVersion =
 }
 
 /** The global consolidation row's status in a version's database, when there is one. */
-export function phase2Status(sandbox: Sandbox, version: MemoryVersion = "v1"): string | undefined {
+export function phase2Status(sandbox: Pick<Sandbox, "memoryHome">, version: MemoryVersion = "v1"): string | undefined {
   return query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'", version)[0]?.status
 }
 

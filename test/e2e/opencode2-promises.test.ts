@@ -1,0 +1,166 @@
+// What memory promises, on the real OpenCode 2.1.2 run as its shared background service (where
+// the TUI and the CLI put their sessions), each on the path a user walks:
+//   - idle sessions of two projects are learned;
+//   - a session deleted by another process (`opencode session delete --standalone`, with the
+//     plugin off in that process, so only the running service can notice) is forgotten while
+//     the user keeps working in one session, within 120 s; it is never claimed again nor left
+//     as a failed or retrying job;
+//   - memory_mode from another session keeps a session out and forgets it;
+//   - pause holds learning (no extraction while paused) and resume lets it go on;
+//   - memory_reset asks the user first, and erases memory once granted.
+// The plugin's clock moves through a clock file (a test switch), so the running service passes
+// its idle gates and throttles without a restart.
+import { spawnSync } from "node:child_process"
+import fs from "node:fs"
+import path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { diffDrivenConsolidator } from "./support/consolidator.js"
+import { copyingExtractor } from "./support/facts.js"
+import { FakeLlm } from "./support/fake-llm.js"
+import { query } from "./support/memory-db.js"
+import { repoRoot, waitFor } from "./support/opencode.js"
+import { checkoutPlugin, createSandbox2, opencode2Binary, startServe2, type Sandbox2, type Serve2 } from "./support/opencode2.js"
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const CLI = path.join(repoRoot(), "dist", "src", "cli", "main.js")
+const FACTS = {
+  alpha: "FACT-ALPHA: the staging cluster is called nimbus",
+  bravo: "FACT-BRAVO: releases are tagged on Tuesdays",
+  charlie: "FACT-CHARLIE: the billing service speaks gRPC",
+} as const
+type Name = keyof typeof FACTS
+
+describe("memory's promises on the real OpenCode 2.1.2", () => {
+  let llm: FakeLlm
+  let sandbox: Sandbox2
+  let serve: Serve2
+  let root: string
+  let clockFile: string
+  let clock = 0
+  let otherProject: string
+  const sessions = {} as Record<Name, string>
+
+  const later = (ms: number) => {
+    clock += ms
+    fs.writeFileSync(clockFile, String(clock))
+  }
+  const read = (file: string) => (fs.existsSync(path.join(root, file)) ? fs.readFileSync(path.join(root, file), "utf8") : "")
+  const inMemory = (name: Name) => read("memory_summary.md").includes(FACTS[name]) || read("MEMORY.md").includes(FACTS[name])
+  const records = (id: string) => query<{ session_id: string }>(sandbox, `SELECT session_id FROM stage1_outputs WHERE session_id = '${id}' OR session_id LIKE '${id}#%'`)
+  const jobsOf = (id: string) => query<{ status: string; retry_remaining: number; last_error: string | null }>(sandbox, `SELECT status, retry_remaining, last_error FROM jobs WHERE job_key = '${id}'`)
+  const logTail = () => `\n--- plugin log ---\n${serve.stderr().split("\n").filter((line) => line.includes("codex-memory")).slice(-30).join("\n")}`
+  const toolReplies = (from: number) => llm.requests().slice(from).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === "tool").map((m) => JSON.stringify(m.content))).join("\n")
+  const memoryCli = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [CLI, ...args, "--home", sandbox.memoryHome], { encoding: "utf8", timeout: 60_000, env: { ...sandbox.env } })
+    return { code: run.status, stdout: run.stdout, stderr: run.stderr, json: (() => { try { return JSON.parse(run.stdout) as Record<string, unknown> } catch { return {} } })() }
+  }
+
+  beforeAll(async () => {
+    llm = await FakeLlm.start()
+    sandbox = await createSandbox2({ llmUrl: llm.url, plugins: [checkoutPlugin({ min_rollout_idle_hours: 1, max_rollouts_per_startup: 8 })] })
+    root = path.join(sandbox.memoryHome, "memories")
+    clockFile = path.join(sandbox.root, "clock-offset")
+    sandbox.env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_FILE = clockFile
+    later(0)
+    otherProject = path.join(sandbox.root, "other-project")
+    fs.mkdirSync(otherProject)
+    llm.setStructuredHandler(copyingExtractor)
+    llm.setAgentHandler(diffDrivenConsolidator(root, { pathKey: "path" }).handler)
+    serve = await startServe2(sandbox, { service: true })
+    // Three sessions in two projects each state a fact; hours later (the plugin's clock) all are learned.
+    for (const name of Object.keys(FACTS) as Name[]) {
+      sessions[name] = await serve.api.createSession(name === "charlie" ? otherProject : sandbox.projectDir)
+      await serve.api.prompt(sessions[name], `Please remember: ${FACTS[name]}`)
+    }
+  }, 120_000)
+
+  afterAll(async () => {
+    await serve?.stop()
+    await llm?.close()
+    await sandbox?.cleanup()
+  })
+
+  it("learns the idle sessions of both projects", async () => {
+    later(2 * HOUR)
+    const morning = await serve.api.createSession()
+    await serve.api.prompt(morning, "good morning")
+    await waitFor(() => (Object.keys(FACTS) as Name[]).every(inMemory), { timeoutMs: 90_000, message: `the facts never reached memory${logTail()}` })
+    expect(records(sessions.charlie)).toHaveLength(1)
+  }, 120_000)
+
+  it("forgets a session another process deleted while the user keeps working in one session, within 120 s, and never claims it again", async () => {
+    const working = await serve.api.createSession()
+    const deleted = spawnSync(opencode2Binary(), ["session", "delete", sessions.alpha, "--standalone"], { cwd: sandbox.projectDir, env: { ...sandbox.env, OPENCODE_CODEX_MEMORY_DISABLE: "1" }, encoding: "utf8", timeout: 60_000 })
+    expect(deleted.status, deleted.stderr).toBe(0)
+    const started = Date.now()
+    // The user goes on in one session; the plugin's clock runs on as a real one would.
+    let turns = 0
+    await waitFor(
+      async () => {
+        if (records(sessions.alpha).length === 0) return true
+        later(MINUTE)
+        await serve.api.prompt(working, `still working, turn ${++turns}`)
+        return false
+      },
+      { timeoutMs: 120_000, intervalMs: 2_000, message: `the deleted session stayed in memory${logTail()}` },
+    )
+    const took = Date.now() - started
+    expect(took).toBeLessThan(120_000)
+    later(10 * MINUTE)
+    await serve.api.prompt(working, "one more")
+    await waitFor(() => !inMemory("alpha"), { timeoutMs: 90_000, message: `the fact stayed in memory's files${logTail()}` })
+    expect(inMemory("bravo")).toBe(true)
+    // Never claimed again, and no failed or retrying job for it.
+    later(2 * HOUR)
+    await serve.api.prompt(working, "hours later")
+    expect(jobsOf(sessions.alpha)).toEqual([])
+    const listed = memoryCli("sessions").json as { sessions?: Array<{ session_id: string }> }
+    expect((listed.sessions ?? []).map((s) => s.session_id)).not.toContain(sessions.alpha)
+  }, 240_000)
+
+  it("keeps a session out with memory_mode from another session, forgetting what it taught", async () => {
+    const control = await serve.api.createSession()
+    llm.script({ match: "KEEP-OUT", toolCalls: [{ name: "memory_mode", arguments: { mode: "disabled", session_id: sessions.charlie } }] }, { match: "KEEP-OUT", text: "done" })
+    const from = llm.requests().length
+    await serve.api.prompt(control, "KEEP-OUT the billing session please")
+    expect(toolReplies(from)).toContain("What memory had learned from it is forgotten.")
+    expect(records(sessions.charlie)).toEqual([])
+    later(10 * MINUTE)
+    await serve.api.prompt(control, "thanks")
+    await waitFor(() => !inMemory("charlie"), { timeoutMs: 90_000, message: `the kept-out session's fact stayed${logTail()}` })
+  }, 150_000)
+
+  it("holds learning while paused and lets it go on after resume", async () => {
+    expect(memoryCli("pause").code).toBe(0)
+    const fresh = await serve.api.createSession()
+    await serve.api.prompt(fresh, "Please remember: FACT-DELTA: the docs build with mkdocs")
+    later(2 * HOUR)
+    const asked = llm.requests().filter((r) => r.kind === "structured").length
+    const nudge = await serve.api.createSession()
+    await serve.api.prompt(nudge, "anything new?")
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    expect(llm.requests().filter((r) => r.kind === "structured").length).toBe(asked)
+    expect(records(fresh)).toEqual([])
+    expect(memoryCli("resume").code).toBe(0)
+    later(MINUTE)
+    await serve.api.prompt(nudge, "and now?")
+    await waitFor(() => records(fresh).length === 1, { timeoutMs: 60_000, message: `learning did not go on after resume${logTail()}` })
+  }, 150_000)
+
+  it("asks before memory_reset runs, and erases memory once the user allows it", async () => {
+    const resetting = await serve.api.createSession()
+    llm.script({ match: "ERASE", toolCalls: [{ name: "memory_reset", arguments: { confirm: true } }] }, { match: "ERASE", text: "erased" })
+    const sent = (await serve.api.request<{ data: { time: { created: number } } }>("POST", `/api/session/${resetting}/prompt`, { text: "ERASE all memory please" })).data
+    const pending = await waitFor(
+      async () => (await serve.api.request<{ data: Array<{ id: string; action: string }> }>("GET", `/api/session/${resetting}/permission`)).data.find((request) => request.action === "memory_reset"),
+      { timeoutMs: 30_000, message: "OpenCode never asked before memory_reset" },
+    )
+    // Nothing is erased while the question waits.
+    expect(read("memory_summary.md")).toContain(FACTS.bravo)
+    await serve.api.request("POST", `/api/session/${resetting}/permission/${pending.id}/reply`, { decision: "once" })
+    await waitFor(async () => ((await serve.api.session(resetting)).time.idle ?? 0) >= sent.time.created, { timeoutMs: 60_000, message: "the turn did not end" })
+    expect(read("memory_summary.md")).toBe("")
+    expect(query(sandbox, "SELECT session_id FROM stage1_outputs")).toEqual([])
+  }, 120_000)
+})
