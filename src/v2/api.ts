@@ -260,6 +260,22 @@ export interface V2Context {
     set(key: string, value: unknown): Promise<void>
     remove?(key: string): Promise<void>
   }
+  /**
+   * 2.1.2: asks the session's rules for an action, and the user when they say "ask", waiting for
+   * the answer; throws when it is denied or rejected. A plugin tool's `permission` option is not
+   * evaluated by 2.1.2, so a tool asks here itself.
+   */
+  readonly permission?: {
+    assert(input: {
+      action: string
+      resources: string[]
+      save?: string[]
+      metadata?: Record<string, unknown>
+      sessionID: string
+      agent?: string
+      source?: { type: "tool"; messageID?: string; id?: string }
+    }): Promise<unknown>
+  }
   readonly rpc?: {
     register(definition: unknown, handlers: Record<string, (input: unknown) => Promise<unknown>>): Promise<V2Registration>
   }

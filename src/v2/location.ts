@@ -60,7 +60,7 @@ export async function registerLocation(ctx: V2Context, memory: Memory, runtime: 
       memory.diagnostics.error(`register ${name}`, error)
     }
   }
-  const tools = toV2Tools(memory.tools(), memory.diagnostics)
+  const tools = toV2Tools(memory.tools(), memory.diagnostics, ctx.permission)
   await register("tools", () =>
     ctx.tool.transform((editor) => {
       for (const tool of tools) editor.add(tool)

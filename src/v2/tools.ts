@@ -2,17 +2,19 @@
 // same zod shapes V1 uses, and every tool sets `codemode: false`: OpenCode 2 otherwise reaches
 // plugin tools only through its Code Mode `execute` tool, and the read-path prompt names these
 // tools as the model sees them. Arguments are checked with the spec's own schema before it runs,
-// and every failure comes back as the same readable reply as on V1.
+// and every failure comes back as the same readable reply as on V1. A tool that needs the user's
+// approval (memory_reset) asks through the permission domain: 2.1.2 does not evaluate a plugin
+// tool's `permission` option, and ran memory_reset without asking.
 import { guardedExecute } from "../../tools/reply.js"
 import type { ToolCall, ToolSpec } from "../../tools/spec.js"
 import type { Diagnostics } from "../diagnostics.js"
 import { z } from "../util/zod.js"
-import type { V2ToolCall, V2ToolInfo, V2ToolResult } from "./api.js"
+import type { V2Context, V2ToolCall, V2ToolInfo, V2ToolResult } from "./api.js"
 
-/** Tools whose use the user must approve: the host asks for the named permission before they run. */
+/** Tools whose use the user must approve, by the permission named on them (the tool also asks itself). */
 const APPROVED_BY_HOST: Readonly<Record<string, string>> = { memory_reset: "memory_reset" }
 
-export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics): V2ToolInfo[] {
+export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics, permissions: V2Context["permission"]): V2ToolInfo[] {
   return specs.map((spec) => {
     const schema = z.object(spec.args)
     const execute = guardedExecute(spec, (error) => diagnostics.error(spec.name, error))
@@ -23,20 +25,31 @@ export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics):
       input: z.toJSONSchema(schema) as Record<string, unknown>,
       options: { codemode: false, ...(permission ? { permission } : {}) },
       async execute(input: unknown, call: V2ToolCall): Promise<V2ToolResult> {
-        return toResult(await execute(input, toolCall(call)))
+        return toResult(await execute(input, toolCall(call, permissions)))
       },
     }
   })
 }
 
-function toolCall(call: V2ToolCall): ToolCall {
+function toolCall(call: V2ToolCall, permission: V2Context["permission"]): ToolCall {
   return {
     sessionID: call.sessionID,
     messageID: call.messageID ?? "",
     agent: call.agent ?? "",
     abort: call.signal ?? new AbortController().signal,
-    // OpenCode 2 evaluates a tool's permission before running it: reaching here means it was granted.
-    ask: async () => undefined,
+    async ask(input) {
+      // Without a way to ask, nothing that needs approval runs.
+      if (!permission) throw new Error("this OpenCode offers no permission domain to ask the user through")
+      await permission.assert({
+        action: input.permission,
+        resources: input.patterns,
+        save: input.always,
+        metadata: input.metadata,
+        sessionID: call.sessionID,
+        ...(call.agent ? { agent: call.agent } : {}),
+        source: { type: "tool", ...(call.messageID ? { messageID: call.messageID } : {}), ...(call.id ? { id: call.id } : {}) },
+      })
+    },
   }
 }
 

@@ -163,6 +163,12 @@ describe("forgetting and control on a real OpenCode", () => {
     await waitFor(() => waitingToBeForgotten().length === 0, { timeoutMs: 10_000, message: "the forget queue was not settled" })
     expect(inMemory("delta")).toBe(true)
     expect(server!.stderr()).toMatch(/reconcile: forgot 1 session\(s\) OpenCode no longer has/)
+    // Never claimed again, nor left as a failed or retrying job, hours later.
+    later(2 * HOUR)
+    await ordinaryTurn()
+    expect(query(sandbox, `SELECT status, retry_remaining FROM jobs WHERE job_key = '${sessions.alpha}'`)).toEqual([])
+    const listed = memoryCli("sessions").json as { sessions?: Array<{ session_id: string; state: string }> }
+    expect((listed.sessions ?? []).filter((s) => s.session_id === sessions.alpha && ["retrying", "failed"].includes(s.state))).toEqual([])
   }, 120_000)
 
   it("deleted while serve is stopped, or by the request that boots its instance: recorded at once, or found at the next start; gone after ordinary turns", async () => {

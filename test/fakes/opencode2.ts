@@ -553,6 +553,18 @@ export class FakeOpenCode2 {
         set: async (key, value) => void store.set(key, structuredClone(value)),
         remove: async (key) => void store.delete(key),
       },
+      // The agent's rules then the session's, last match wins; "ask" goes to onAsk (the user).
+      permission: {
+        assert: async (input) => {
+          const session = this.requireSession(input.sessionID)
+          for (const resource of input.resources.length ? input.resources : ["*"]) {
+            const effect = this.allowed(location, session, input.action, resource)
+            if (effect === "deny") throw new Error(`Permission denied: ${input.action}`)
+            if (effect === "ask" && !this.onAsk(input.action, resource, input.sessionID)) throw new Error(`Permission rejected: ${input.action}`)
+          }
+          return undefined
+        },
+      },
       rpc: {
         register: async (definition, handlers) => {
           live()
@@ -710,10 +722,7 @@ export class FakeOpenCode2 {
     if (!this.nativeTools(location.directory).includes(call.name)) return finish("error", `unknown tool ${call.name}`)
     const tool = location.tools.get(call.name)!
     if (!this.offered(location, session, call.name)) return finish("error", `permission denied: ${call.name}`)
-    if (tool.options?.permission) {
-      const effect = this.allowed(location, session, tool.options.permission, "*")
-      if (effect === "deny" || (effect === "ask" && !this.onAsk(tool.options.permission, "*", session.info.id))) return finish("error", `permission rejected: ${tool.options.permission}`)
-    }
+    // 2.1.2 does not evaluate a plugin tool's `permission` option: a tool asks through ctx.permission.assert.
     try {
       const result = await tool.execute(before.input, { sessionID: session.info.id, agent: session.info.agent ?? "build", messageID: "", id: callId, signal: new AbortController().signal })
       // 2.1.2 never completes a call whose metadata holds a null: the part stays running and the model is told the result is missing.
