@@ -12,7 +12,8 @@ import os from "node:os"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { FakeLlm } from "../../test/e2e/support/fake-llm.js"
-import { builtPluginPath, createSandbox, opencodeBinary, runOpencode, seedSummary, type Sandbox } from "../../test/e2e/support/opencode.js"
+import { builtPluginPath, createSandbox, opencodeBinary, repoRoot, runOpencode, seedSummary } from "../../test/e2e/support/opencode.js"
+import { createSandbox2, opencode2Binary, runOpencode2 } from "../../test/e2e/support/opencode2.js"
 import { median, type BenchResult, type Check } from "./measure.js"
 
 const PAIRS = 20
@@ -33,69 +34,115 @@ const RATIO_MAX = 1.08
  */
 const STARTUP_MAX_MS = 150
 
+/** One host line: three sides of one `opencode run` each, and the plugin's start-up under that line's Bun. */
+interface Line {
+  name: string
+  sides: () => Promise<{ run: (side: "with" | "without" | "noop") => Promise<number>; cleanup: () => Promise<void> }>
+  startup: () => Startup
+}
+
 export async function benchOpencodeRun(): Promise<BenchResult> {
   const llm = await FakeLlm.start()
-  const sandboxes: Sandbox[] = []
+  const lines: Line[] = [
+    { name: "OpenCode 1.18.33", sides: () => sides1(llm), startup: () => probeStartup(opencodeBinary(), "./startup-probe.js", builtPluginPath()) },
+    { name: "OpenCode 2.1.2", sides: () => sides2(llm), startup: () => probeStartup(opencode2Binary(), "./startup-probe-v2.js", repoRoot()) },
+  ]
+  const details: string[] = []
+  const checks: Check[] = []
   try {
-    const withPlugin = await createSandbox({ llmUrl: llm.url })
-    const without = await createSandbox({ llmUrl: llm.url, plugins: [] })
-    sandboxes.push(withPlugin, without)
-    // A plugin that only loads: what OpenCode spends on any plugin, which no plugin can shed.
-    const noop = path.join(without.root, "noop-plugin.js")
-    fs.writeFileSync(noop, `export default { id: "bench-noop", server: async () => ({}) }\n`)
-    const withNoop = await createSandbox({ llmUrl: llm.url, plugins: [pathToFileURL(noop).href] })
-    sandboxes.push(withNoop)
-    await seedSummary(withPlugin, `v1\n${"- a remembered fact about the user's projects\n".repeat(200)}`)
-    const run = async (sandbox: Sandbox) => {
-      const result = await runOpencode(sandbox, "say hello")
-      if (result.code !== 0) throw new Error(`opencode run failed (${result.code}): ${result.stderr.slice(-2000)}`)
-      return result.ms
-    }
-    // One warm-up each: the first start of a fresh sandbox creates OpenCode's database.
-    await run(withPlugin)
-    await run(without)
-    await run(withNoop)
-    const on: number[] = []
-    const off: number[] = []
-    const idle: number[] = []
-    const sides: Array<[Sandbox, number[]]> = [
-      [withPlugin, on],
-      [without, off],
-      [withNoop, idle],
-    ]
-    for (let pair = 0; pair < PAIRS; pair++) {
-      // Rotate which side goes first, so a slow moment does not always land on the same one.
-      for (let i = 0; i < sides.length; i++) {
-        const [sandbox, times] = sides[(pair + i) % sides.length]!
-        times.push(await run(sandbox))
+    for (const line of lines) {
+      const { run, cleanup } = await line.sides()
+      try {
+        // One warm-up each: the first start of a fresh sandbox creates OpenCode's database.
+        for (const side of ["with", "without", "noop"] as const) await run(side)
+        const times = { with: [] as number[], without: [] as number[], noop: [] as number[] }
+        const order = ["with", "without", "noop"] as const
+        for (let pair = 0; pair < PAIRS; pair++) {
+          // Rotate which side goes first, so a slow moment does not always land on the same one.
+          for (let i = 0; i < order.length; i++) {
+            const side = order[(pair + i) % order.length]!
+            times[side].push(await run(side))
+          }
+        }
+        const ratios = times.with.map((ms, pair) => ms / times.without[pair]!)
+        const ratio = median(ratios)
+        const noopRatio = median(times.noop.map((ms, pair) => ms / times.without[pair]!))
+        const sorted = [...ratios].sort((a, b) => a - b)
+        const quartiles = [sorted[Math.floor(sorted.length / 4)]!, sorted[Math.floor((sorted.length * 3) / 4)]!]
+        const startup = line.startup()
+        details.push(
+          `${line.name}:`,
+          `  with the plugin     median ${median(times.with).toFixed(0)} ms  [${times.with.map((ms) => ms.toFixed(0)).join(", ")}]`,
+          `  without the plugin  median ${median(times.without).toFixed(0)} ms  [${times.without.map((ms) => ms.toFixed(0)).join(", ")}]`,
+          `  a no-op plugin      median ${median(times.noop).toFixed(0)} ms  [${times.noop.map((ms) => ms.toFixed(0)).join(", ")}]`,
+          `  pair ratios: median ${ratio.toFixed(3)}, quartiles ${quartiles.map((q) => q.toFixed(3)).join("-")}; the no-op plugin against none: ${noopRatio.toFixed(3)}`,
+          `  the plugin's start-up in-process under this line's Bun, median of ${PROBES}: import ${startup.import.toFixed(0)} ms, instance and registrations ${startup.server.toFixed(0)} ms, first memory block ${startup.firstBlock.toFixed(1)} ms, next ${startup.nextBlock.toFixed(2)} ms`,
+        )
+        checks.push(
+          { kind: "ratio", what: `${line.name}: median of each pair's wall time with the plugin`, ratio, baseline: "the same `opencode run` without the plugin, in the same pair", max: RATIO_MAX },
+          { kind: "absolute", what: `${line.name}: the plugin's start-up in-process (import + instance + registrations), median`, value: startup.import + startup.server, unit: "ms", digits: 0, max: STARTUP_MAX_MS },
+          { kind: "condition", what: `${line.name}: the in-process probe's first turn got the memory block`, holds: startup.injected },
+        )
+      } finally {
+        await cleanup()
       }
     }
-    const ratios = on.map((ms, pair) => ms / off[pair]!)
-    const ratio = median(ratios)
-    const noopRatio = median(idle.map((ms, pair) => ms / off[pair]!))
-    const sorted = [...ratios].sort((a, b) => a - b)
-    const quartiles = [sorted[Math.floor(sorted.length / 4)]!, sorted[Math.floor((sorted.length * 3) / 4)]!]
-    const startup = probeStartup()
     return {
-      name: `opencode run, one prompt, ${PAIRS} rotating rounds with the plugin, without it and with a no-op plugin (real binary, scripted model), and the plugin's start-up`,
-      details: [
-        `with the plugin     median ${median(on).toFixed(0)} ms  [${on.map((ms) => ms.toFixed(0)).join(", ")}]`,
-        `without the plugin  median ${median(off).toFixed(0)} ms  [${off.map((ms) => ms.toFixed(0)).join(", ")}]`,
-        `a no-op plugin      median ${median(idle).toFixed(0)} ms  [${idle.map((ms) => ms.toFixed(0)).join(", ")}]`,
-        `pair ratios: median ${ratio.toFixed(3)}, quartiles ${quartiles.map((q) => q.toFixed(3)).join("-")}; the no-op plugin against none: ${noopRatio.toFixed(3)}`,
-        `the plugin's start-up in-process under Bun, median of ${PROBES}: import ${startup.import.toFixed(0)} ms, instance and hooks ${startup.server.toFixed(0)} ms, first memory block ${startup.firstBlock.toFixed(1)} ms, next ${startup.nextBlock.toFixed(2)} ms`,
-      ],
-      checks: [
-        { kind: "ratio", what: "median of each pair's wall time with the plugin", ratio, baseline: "the same `opencode run` without the plugin, in the same pair", max: RATIO_MAX },
-        { kind: "absolute", what: "the plugin's start-up in-process (import + instance + hooks), median", value: startup.import + startup.server, unit: "ms", digits: 0, max: STARTUP_MAX_MS },
-        { kind: "condition", what: "the in-process probe's first turn got the memory block", holds: startup.injected },
-      ] satisfies Check[],
+      name: `opencode run, one prompt, ${PAIRS} rotating rounds with the plugin, without it and with a no-op plugin (real binaries, scripted model), and the plugin's start-up, on both host lines`,
+      details,
+      checks,
     }
   } finally {
-    for (const sandbox of sandboxes) await sandbox.cleanup()
     await llm.close()
   }
 }
+
+/** OpenCode 1.18.33: `opencode run` in three sandboxes. */
+async function sides1(llm: FakeLlm) {
+  const withPlugin = await createSandbox({ llmUrl: llm.url })
+  const without = await createSandbox({ llmUrl: llm.url, plugins: [] })
+  // A plugin that only loads: what OpenCode spends on any plugin, which no plugin can shed.
+  const noop = path.join(without.root, "noop-plugin.js")
+  fs.writeFileSync(noop, `export default { id: "bench-noop", server: async () => ({}) }\n`)
+  const withNoop = await createSandbox({ llmUrl: llm.url, plugins: [pathToFileURL(noop).href] })
+  await seedSummary(withPlugin, SUMMARY)
+  const by = { with: withPlugin, without, noop: withNoop }
+  return {
+    run: async (side: keyof typeof by) => {
+      const result = await runOpencode(by[side], "say hello")
+      if (result.code !== 0) throw new Error(`opencode run failed (${result.code}): ${result.stderr.slice(-2000)}`)
+      return result.ms
+    },
+    cleanup: async () => {
+      for (const sandbox of Object.values(by)) await sandbox.cleanup()
+    },
+  }
+}
+
+/** OpenCode 2.1.2: `opencode run --standalone` (its own server, as one command a user types) in three sandboxes. */
+async function sides2(llm: FakeLlm) {
+  const withPlugin = await createSandbox2({ llmUrl: llm.url })
+  const without = await createSandbox2({ llmUrl: llm.url, plugins: [] })
+  const noop = path.join(without.root, "noop-plugin")
+  fs.mkdirSync(noop)
+  fs.writeFileSync(path.join(noop, "index.js"), `export default { id: "bench-noop", setup() {} }\n`)
+  const withNoop = await createSandbox2({ llmUrl: llm.url, plugins: [{ package: noop }] })
+  fs.mkdirSync(path.join(withPlugin.memoryHome, "memories"), { recursive: true })
+  fs.writeFileSync(path.join(withPlugin.memoryHome, "memories", "memory_summary.md"), SUMMARY)
+  const by = { with: withPlugin, without, noop: withNoop }
+  return {
+    run: async (side: keyof typeof by) => {
+      const result = await runOpencode2(by[side], ["run", "--standalone", "say hello"])
+      if (result.code !== 0) throw new Error(`opencode run failed (${result.code}): ${result.stderr.slice(-2000)}`)
+      return result.ms
+    },
+    cleanup: async () => {
+      for (const sandbox of Object.values(by)) await sandbox.cleanup()
+    },
+  }
+}
+
+const SUMMARY = `v1\n${"- a remembered fact about the user's projects\n".repeat(200)}`
 
 interface Startup {
   import: number
@@ -105,16 +152,16 @@ interface Startup {
   injected: boolean
 }
 
-/** startup-probe.js under the Bun inside the opencode binary, PROBES times; medians of each phase. */
-function probeStartup(): Startup {
+/** A start-up probe under the Bun inside `binary`, PROBES times; medians of each phase. */
+function probeStartup(binary: string, script: string, entry: string): Startup {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-startup-"))
   try {
     fs.mkdirSync(path.join(home, "memories"))
-    fs.writeFileSync(path.join(home, "memories", "memory_summary.md"), `v1\n${"- a remembered fact about the user's projects\n".repeat(200)}`)
-    const probe = fileURLToPath(new URL("./startup-probe.js", import.meta.url))
+    fs.writeFileSync(path.join(home, "memories", "memory_summary.md"), SUMMARY)
+    const probe = fileURLToPath(new URL(script, import.meta.url))
     const runs: Startup[] = []
     for (let i = 0; i < PROBES; i++) {
-      const ran = spawnSync(opencodeBinary(), [probe, builtPluginPath(), home], { encoding: "utf8", timeout: 60_000, env: { ...process.env, BUN_BE_BUN: "1" } })
+      const ran = spawnSync(binary, [probe, entry, home], { encoding: "utf8", timeout: 60_000, env: { ...process.env, BUN_BE_BUN: "1", OPENCODE_CODEX_MEMORY_TEST_ROOT: home } })
       if (ran.status !== 0) throw new Error(`startup probe failed (${ran.status}): ${ran.stderr.slice(-1000)}`)
       runs.push(JSON.parse(ran.stdout.trim().split("\n").at(-1)!) as Startup)
     }

@@ -22,7 +22,7 @@ export function toV2Tools(specs: readonly ToolSpec[], diagnostics: Diagnostics, 
     return {
       name: spec.name,
       description: spec.description,
-      input: z.toJSONSchema(schema) as Record<string, unknown>,
+      input: compactSchema(z.toJSONSchema(schema)) as Record<string, unknown>,
       options: { codemode: false, ...(permission ? { permission } : {}) },
       async execute(input: unknown, call: V2ToolCall): Promise<V2ToolResult> {
         return toResult(await execute(input, toolCall(call, permissions)))
@@ -55,6 +55,22 @@ function toolCall(call: V2ToolCall, permission: V2Context["permission"]): ToolCa
 
 function toResult(reply: { title?: string; output: string; metadata?: Record<string, unknown> }): V2ToolResult {
   return { content: reply.output, metadata: withoutNulls({ ...(reply.title ? { title: reply.title } : {}), ...reply.metadata }) as Record<string, unknown> }
+}
+
+/**
+ * The JSON Schema as the model needs it: without the `$schema` URL and the `additionalProperties:
+ * false` zod adds to every object, which cost 20 to 60 characters each on every request; the
+ * spec's own schema still checks the arguments before a tool runs.
+ */
+export function compactSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactSchema)
+  if (typeof schema !== "object" || schema === null) return schema
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "$schema" || (key === "additionalProperties" && value === false)) continue
+    out[key] = compactSchema(value)
+  }
+  return out
 }
 
 /**

@@ -4,7 +4,7 @@
 // 127.0.0.1, and HOME and every XDG folder are the sandbox's own. `serve` is the one process a
 // test talks to, over its HTTP API with basic auth; `serve --service` is the shared background
 // service the plugin lists sessions through.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import fs from "node:fs"
 import { mkdtemp } from "node:fs/promises"
 import os from "node:os"
@@ -226,10 +226,28 @@ function alive(pid: number): boolean {
   }
 }
 
-/** `opencode <args>` of 2.x in the sandbox's project, to its end. */
-export function runOpencode2(sandbox: Sandbox2, args: readonly string[], opts: { timeoutMs?: number; input?: string } = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(opencode2Binary(), args, { cwd: sandbox.projectDir, env: sandbox.env, encoding: "utf8", timeout: opts.timeoutMs ?? 60_000, input: opts.input ?? "" })
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+/**
+ * `opencode <args>` of 2.x in the sandbox's project, to its end. Asynchronous on purpose: the
+ * scripted model answers from this same process, so a blocking spawn would never be answered.
+ */
+export function runOpencode2(sandbox: Sandbox2, args: readonly string[], opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now()
+  const child = spawn(opencode2Binary(), args, { cwd: sandbox.projectDir, env: { ...sandbox.env, ...opts.env }, stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+  const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 90_000)
+  return new Promise((resolve, reject) => {
+    child.once("error", (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.once("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr, ms: Date.now() - started })
+    })
+  })
 }
 
 function auth(password: string): Record<string, string> {
