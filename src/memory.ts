@@ -95,6 +95,8 @@ export class Memory {
    * sessions (their directory is a memory root). It adds the helper agents and nothing else.
    */
   readonly servesHelpers: boolean
+  /** The folder of the host instance this plugin instance serves (OpenCode 1.x), if one. */
+  readonly directory: string | undefined
   /**
    * What a host's own controls switch at run time (OpenCode 2's panel): whether memory is shown to
    * conversations and whether new sessions are learned from. They start from the options.
@@ -262,6 +264,7 @@ export class Memory {
           now,
         })
       : undefined
+    this.directory = deps.directory
     this.servesHelpers = deps.directory !== undefined && this.controls.memoryRoots.some((root) => path.resolve(deps.directory!) === path.resolve(root))
   }
 

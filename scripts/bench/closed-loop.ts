@@ -27,9 +27,11 @@ const DUAL_BOTH_MAX = 1.6
 export async function benchClosedLoop(): Promise<BenchResult> {
   const alone: ClosedLoopResult[] = []
   const dual: ClosedLoopResult[] = []
+  const v2host: ClosedLoopResult[] = []
   for (let run = 0; run < RUNS; run++) {
     alone.push(check(await runClosedLoop()))
     dual.push(check(await runClosedLoop({ dualWrite: true })))
+    v2host.push(check(await runClosedLoop({ host: "opencode2" })))
   }
   const v1 = (r: ClosedLoopResult) => r.writers.v1!
   const both = (r: ClosedLoopResult, key: "learnMs" | "fromClaimMs") => Math.max(r.writers.v1![key], r.writers.v2![key])
@@ -39,18 +41,22 @@ export async function benchClosedLoop(): Promise<BenchResult> {
     dualV1: dual.map((r) => v1(r).learnMs),
     dualV1Claim: dual.map((r) => v1(r).fromClaimMs),
     dualBothClaim: dual.map((r) => both(r, "fromClaimMs")),
+    opencode2: v2host.map((r) => v1(r).learnMs),
+    opencode2Claim: v2host.map((r) => v1(r).fromClaimMs),
   }
   const list = (times: number[]) => `[${times.map((t) => t.toFixed(0)).join(", ")}] ms`
   const m = (times: number[]) => median(times)
   return {
-    name: "closed loop: session A eligible -> its fact in the summary (real OpenCode, scripted model)",
+    name: "closed loop: session A eligible -> its fact in the summary (real OpenCode 1.18.33 and 2.1.2, scripted model)",
     details: [
       `from the message      V1 alone ${list(series.alone)}; dual-write, V1's summary ${list(series.dualV1)}`,
       `from the claim        V1 alone ${list(series.aloneClaim)}; dual-write, V1's summary ${list(series.dualV1Claim)}, both summaries ${list(series.dualBothClaim)}`,
       `dual-write from the message, V1's summary / V1 alone: ${(m(series.dualV1) / m(series.alone)).toFixed(2)}x`,
+      `OpenCode 2.1.2 (its shared service), V1 alone: from the message ${list(series.opencode2)}, from the claim ${list(series.opencode2Claim)}; 2.1.2 / 1.18.33 from the message ${(m(series.opencode2) / m(series.alone)).toFixed(2)}x, from the claim ${(m(series.opencode2Claim) / m(series.aloneClaim)).toFixed(2)}x`,
     ],
     checks: [
       { kind: "absolute", what: "median learning time from the message, V1 alone", value: m(series.alone), unit: "ms", digits: 0, max: TARGET_MS },
+      { kind: "absolute", what: "OpenCode 2.1.2: median learning time from the message, V1 alone", value: m(series.opencode2), unit: "ms", digits: 0, max: TARGET_MS },
       { kind: "ratio", what: "dual-write: median claim -> V1's summary has the fact", ratio: m(series.dualV1Claim) / m(series.aloneClaim), baseline: "V1 alone, alternating runs", max: DUAL_V1_MAX },
       { kind: "ratio", what: "dual-write: median claim -> both summaries have it", ratio: m(series.dualBothClaim) / m(series.aloneClaim), baseline: "V1 alone, alternating runs", max: DUAL_BOTH_MAX },
     ],

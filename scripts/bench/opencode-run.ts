@@ -28,6 +28,16 @@ const PROBES = 7
  */
 const RATIO_MAX = 1.08
 /**
+ * OpenCode 2.1.2's target. Its `run --standalone` takes about 2 s here, well under half of a
+ * 1.18.33 run, while what the plugin costs there is fixed: about 250-330 ms before the first
+ * model request, measured with --print-logs timestamps. Of that, importing the plugin (zod and about
+ * 1 MB of modules) is 75-110 ms in-process and setup with every registration under 20 ms; a
+ * variant that imports the plugin and registers nothing costs the same, one that registers
+ * everything but no tools or no agents no less, and a no-op plugin nothing, so the rest is
+ * OpenCode 2 loading a module graph of that size. 1.08x of 2 s would leave 160 ms for all of it.
+ */
+const RATIO_MAX_V2 = 1.2
+/**
  * Importing the plugin and building its instance and hooks, before OpenCode's first turn: Bun
  * compiles about 1 MB of JavaScript (zod alone is a third of the time), which OpenCode overlaps
  * with its own start-up. The budget keeps it from growing unnoticed.
@@ -37,6 +47,7 @@ const STARTUP_MAX_MS = 150
 /** One host line: three sides of one `opencode run` each, and the plugin's start-up under that line's Bun. */
 interface Line {
   name: string
+  ratioMax: number
   sides: () => Promise<{ run: (side: "with" | "without" | "noop") => Promise<number>; cleanup: () => Promise<void> }>
   startup: () => Startup
 }
@@ -44,8 +55,8 @@ interface Line {
 export async function benchOpencodeRun(): Promise<BenchResult> {
   const llm = await FakeLlm.start()
   const lines: Line[] = [
-    { name: "OpenCode 1.18.33", sides: () => sides1(llm), startup: () => probeStartup(opencodeBinary(), "./startup-probe.js", builtPluginPath()) },
-    { name: "OpenCode 2.1.2", sides: () => sides2(llm), startup: () => probeStartup(opencode2Binary(), "./startup-probe-v2.js", repoRoot()) },
+    { name: "OpenCode 1.18.33", ratioMax: RATIO_MAX, sides: () => sides1(llm), startup: () => probeStartup(opencodeBinary(), "./startup-probe.js", builtPluginPath()) },
+    { name: "OpenCode 2.1.2", ratioMax: RATIO_MAX_V2, sides: () => sides2(llm), startup: () => probeStartup(opencode2Binary(), "./startup-probe-v2.js", repoRoot()) },
   ]
   const details: string[] = []
   const checks: Check[] = []
@@ -79,7 +90,7 @@ export async function benchOpencodeRun(): Promise<BenchResult> {
           `  the plugin's start-up in-process under this line's Bun, median of ${PROBES}: import ${startup.import.toFixed(0)} ms, instance and registrations ${startup.server.toFixed(0)} ms, first memory block ${startup.firstBlock.toFixed(1)} ms, next ${startup.nextBlock.toFixed(2)} ms`,
         )
         checks.push(
-          { kind: "ratio", what: `${line.name}: median of each pair's wall time with the plugin`, ratio, baseline: "the same `opencode run` without the plugin, in the same pair", max: RATIO_MAX },
+          { kind: "ratio", what: `${line.name}: median of each pair's wall time with the plugin`, ratio, baseline: "the same `opencode run` without the plugin, in the same pair", max: line.ratioMax },
           { kind: "absolute", what: `${line.name}: the plugin's start-up in-process (import + instance + registrations), median`, value: startup.import + startup.server, unit: "ms", digits: 0, max: STARTUP_MAX_MS },
           { kind: "condition", what: `${line.name}: the in-process probe's first turn got the memory block`, holds: startup.injected },
         )

@@ -1,15 +1,23 @@
 // OpenCode 1.x hooks, each a thin translation into the memory core, each inside the guard.
 import type { Hooks } from "@opencode-ai/plugin"
 import type { Guard } from "../guard.js"
+import { memoryFolderRefusal, userFolderRules } from "../control/memory-folder-guard.js"
 import type { Memory } from "../memory.js"
+import { memoryRootForms } from "../write/helpers/helper-sandbox.js"
 import { bundledAgents } from "../write/helpers/bundled-agents.js"
 import { installHelperAgents } from "./agents.js"
 import { hideFromTask, requireApprovalFor } from "./permissions.js"
 import { toV1Tools } from "./tools.js"
 
 export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
+  // The memory folder's guard: its roots, and whether the user's own permission rules decide for it.
+  const folder = { roots: memory.controls.memoryRoots.flatMap((root) => memoryRootForms(root)), userDecides: { files: false, shell: false } }
+  const guarded = {
+    toolUse: guard("tool.execute.before", (input: { sessionID: string; tool: string }) => memory.onToolUse(input.sessionID, input.tool)),
+  }
   return {
     config: guard("config", async (config) => {
+      folder.userDecides = userFolderRules(config.permission, folder.roots)
       // memory_reset must ask the user even under agents that allow everything.
       requireApprovalFor(config, "memory_reset")
       memory.learnHostConfig(config)
@@ -60,9 +68,14 @@ export function createV1Hooks(memory: Memory, guard: Guard): Hooks {
       if (view) output.context.push(view)
     }),
 
-    "tool.execute.before": guard("tool.execute.before", (input) => {
-      memory.onToolUse(input.sessionID, input.tool)
-    }),
+    // Outside the guard on purpose: a refusal must reach OpenCode as the tool's error. The
+    // consolidator runs in the memory folder's own instance, which refuses nothing.
+    "tool.execute.before": async (input, output) => {
+      await guarded.toolUse(input)
+      if (memory.servesHelpers) return
+      const refusal = memoryFolderRefusal(input.tool, output?.args, { ...folder, directory: memory.directory })
+      if (refusal) throw new Error(`Refused: ${refusal}`)
+    },
 
     event: guard("event", ({ event }) => {
       const type = event.type as string

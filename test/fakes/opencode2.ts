@@ -1,47 +1,47 @@
-// A fake OpenCode 2 host, in process, built to behave as released OpenCode 2.0.x does for what a
-// plugin can see: it records what a plugin does, runs an agent loop against the scripted model
+// A fake OpenCode 2 host, in process, that behaves as the released 2.1.2 does for what a plugin
+// can see (and, with `release: "2.0.16"`, as that older release did where the adapter keeps a
+// fallback): it records what a plugin does, runs an agent loop against the scripted model
 // (test/e2e/support/fake-llm.ts) with real file tools, and serves a registered local service over
 // HTTP on 127.0.0.1. It is not a mock of our adapter, and it refuses what the release refuses
 // (test/v2/fake-conformance.test.ts proves each refusal).
 //
-// Each fact, with where it comes from. Sources in anomalyco/opencode are the 2.0.x line (the files
-// that import the @opencode/* scope; 2.0.17's package.json files are at commit 04f4b0610c79, the
-// index holds the sources without pinning them to a release commit); "2.0.16 d.ts" is the
-// published @opencode/plugin@2.0.16 declarations and OpenAPI; "2.0.24 contract" is
-// kunickiaj/codemem docs/opencode-v2-contract.md, run against @opencode/cli@2.0.24.
-//   - The loader takes a default `{ id, setup }` or `{ id, effect }`, with its exact refusal text:
-//     packages/core/src/plugin/module.ts. One setup per location (directory), cleanup on release.
-//   - The promise context: app, location {directory, workspaceID?, project {id, directory,
-//     canonical}}, options, session, tool, agent, event, generate, mcp, storage (get, set,
-//     remove), rpc; no log and no toast: 2.0.16 d.ts (promise/plugin.d.ts), 2.0.24 contract.
-//   - Session hooks: `context` runs for primary (agent-loop) requests only, and no event names a
-//     kind; compaction, title and generate requests run their own hooks:
-//     packages/core/src/session/model-request.ts, 2.0.24 contract.
-//   - A compaction or title hook's event carries system, messages, options and tools, and 2.1.2
-//     reads back only those: a `result` a hook sets is ignored and the model is always asked (the
-//     binary's model-request service; the 2.0.x sources' result field never reached a release).
-//     The compaction's end carries the kept summary as `text`.
-//   - The session domain of 2.0.16 has no `remove` (2.0.16 d.ts; later 2.0.x sources add it, so
-//     `sessionRemove` turns it on); create/get/prompt/wait/context/interrupt as in
-//     packages/protocol/src/groups/session.ts; `context` is the messages since the last compaction.
-//   - Stored messages are tagged by `type`; a user's files carry `source.uri`:
-//     packages/schema session-message.ts.
-//   - Tools: editor get/add/update (update of a missing id is ignored), plugin tools stay off the
-//     model's native list unless they set `codemode: false`, and such a tool may not be named
-//     `execute`: 2.0.16 d.ts (promise/tool.d.ts) and the tool registry.
+// The real 2.1.2 runs in the end-to-end suite (test/e2e/support/opencode2.ts); this fake stays for
+// what a test cannot make the real host do: faults and timing inside one process (a registration
+// that throws, a location disposed while a consolidator runs, listings of hundreds of sessions
+// across pages, a service whose PID is stale), unit-speed permutations of the adapter, and the
+// 2.0.16 fallbacks. Each fact, with where it comes from ("ran" is a run of the 2.1.2 binary, "code"
+// its embedded JavaScript; "2.0.16 d.ts" the published @opencode/plugin@2.0.16 declarations):
+//   - The loader takes a default `{ id, setup }` or `{ id, effect }`; one setup per location, the
+//     cleanup on release (ran).
+//   - The context: app, location {directory, project {id, directory, canonical}}, options,
+//     session, tool, agent, event, generate, model, permission, storage, rpc, and more the adapter
+//     does not use; no log and no toast (ran: a probe plugin listed its keys).
+//   - Session hooks: `context` for agent-loop requests, `compaction`, `title`, `generate` their
+//     own, with system, messages, options and tools read back and never a `result`: the model is
+//     always asked (code: the model-request service). The compaction's end carries the summary.
+//   - The session domain: list (every project's sessions, newest first, cursor paging; ran),
+//     create/get/prompt/wait/context/interrupt/remove; get of a missing session throws
+//     Session.NotFoundError (ran); `context` is the messages since the last compaction.
+//     2.0.16 had no list, remove or model domain (2.0.16 d.ts).
+//   - The model domain lists each configured model with `limit` and `variants` (ran).
+//   - Tools: editor get/add/update; plugin tools stay off the native list unless `codemode: false`;
+//     a metadata holding a null leaves the call running and the model is told "Tool result
+//     missing"; a built-in tool's result without its declared output is an error "Tool did not
+//     return its declared output"; a thrown error's message reaches the model; a plugin tool's
+//     `permission` option is not evaluated, `permission.assert` asks instead (ran, each).
+//   - `rpc.register` throws without an `events` field (ran: "Object.entries requires that input
+//     parameter not be null or undefined").
 //   - Agents: `update` creates a missing agent; `list()` leaves out agents declared in the user's
 //     config (measured by a third party on 2.0.3), hence `configAgents`.
-//   - Permissions: the agent's rules, then the session's, last match wins, no match asks
-//     (packages/core/src/permission.ts); write, edit and patch ask `edit`; a file inside the
-//     location is named by its relative path, one outside by its absolute path after an
-//     `external_directory` ask for `<its folder>/*` (a source-verified 2.0.21 write-up).
-//   - Events carry their payload under `data`; every location's stream gets every event.
-//   - The service: service.json in $XDG_STATE_HOME/opencode, readiness at GET /api/info (no
-//     /api/status or /api/health in the 2.0.16 OpenAPI), session and message lists paged with a
-//     cursor (a message page refuses `order` beside a cursor, limit at most 200), DELETE
-//     /api/session/:id, and text generation at POST /api/experimental/generate:
-//     packages/protocol/src/groups/{server,session,message,generate}.ts.
-// What it cannot prove is listed in docs/decisions/16-one-module-two-hosts.md.
+//   - Permissions: the agent's rules, then the session's, last match wins, no match asks; write,
+//     edit and patch ask `edit`; a file inside the location is named by its relative path, one
+//     outside by its absolute path after an `external_directory` ask for `<its folder>/*` (code:
+//     the file tools' assert calls; ran: an appended deny refused write, edit and shell).
+//   - Events carry their payload under `data`; every location's stream gets every event (ran).
+//   - The service: service.json in $XDG_STATE_HOME/opencode, readiness at GET /api/info, session
+//     and message lists paged with a cursor (limit at most 200), DELETE /api/session/:id, text
+//     generation at POST /api/experimental/generate (ran).
+// docs/decisions/16-one-module-two-hosts.md has the table of 1.x capabilities and their 2.1.2 form.
 import fs from "node:fs"
 import http from "node:http"
 import type { AddressInfo } from "node:net"

@@ -2,8 +2,9 @@
 // session A states a fact; it becomes idle; phase 1 extracts it; phase 2 (the scripted
 // consolidator of support/consolidator.ts, calling OpenCode's read and write tools) writes the
 // version's files; a new session B is shown the fact; session A is deleted; a later consolidation
-// forgets it. Runs for either memory version, and with dual-write for both writers at once. Used
-// by the end-to-end tests, the demo and the benchmarks.
+// forgets it. Runs for either memory version, with dual-write for both writers at once, and on
+// either host line (OpenCode 1.18.33's serve, or 2.1.2's shared service). Used by the end-to-end
+// tests, the demo and the benchmarks.
 import fs from "node:fs"
 import path from "node:path"
 import type { MemoryVersion } from "../../../src/util/paths.js"
@@ -11,6 +12,7 @@ import { CONSOLIDATE, diffDrivenConsolidator } from "./consolidator.js"
 import { FakeLlm, lastUserText, systemTexts, userText, type AgentHandler, type ChatRequest } from "./fake-llm.js"
 import { phase2Status, query } from "./memory-db.js"
 import { createSandbox, defaultPluginSpec, startServe, waitFor, type Sandbox, type ServeHandle } from "./opencode.js"
+import { checkoutPlugin, createSandbox2, startServe2, type Sandbox2, type Serve2 } from "./opencode2.js"
 import { ServerApi } from "./server-api.js"
 
 const HOUR = 3_600_000
@@ -34,6 +36,58 @@ export interface ClosedLoopOptions {
   version?: MemoryVersion
   /** The plugin's `dual_write` option: both versions learn from the same sessions. */
   dualWrite?: boolean
+  /** The host line: OpenCode 1.18.33 (default), or the released 2.1.2 run as its shared service. */
+  host?: "opencode1" | "opencode2"
+}
+
+/** What the loop needs of a running host, on either line. */
+interface LoopServer {
+  createSession(title: string): Promise<string>
+  prompt(sessionId: string, text: string): Promise<void>
+  deleteSession(sessionId: string): Promise<void>
+  stderr(): string
+  stop(): Promise<void>
+}
+
+interface LoopHost {
+  sandbox: Pick<Sandbox, "memoryHome" | "cleanup">
+  start(offsetMs: number): Promise<LoopServer>
+}
+
+async function loopHost(options: ClosedLoopOptions, llm: FakeLlm, pluginOptions: Record<string, unknown>): Promise<LoopHost> {
+  if (options.host === "opencode2") {
+    const sandbox: Sandbox2 = await createSandbox2({ llmUrl: llm.url, plugins: [checkoutPlugin(pluginOptions)], ...(options.env ? { env: options.env } : {}) })
+    return {
+      sandbox,
+      async start(offsetMs) {
+        sandbox.env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS = String(offsetMs)
+        const serve: Serve2 = await startServe2(sandbox, { service: true })
+        return {
+          createSession: () => serve.api.createSession(),
+          prompt: (id, text) => serve.api.prompt(id, text),
+          deleteSession: (id) => serve.api.deleteSession(id),
+          stderr: serve.stderr,
+          stop: serve.stop,
+        }
+      },
+    }
+  }
+  const sandbox = await createSandbox({ llmUrl: llm.url, configScope: "global", plugins: [[defaultPluginSpec(), pluginOptions]], ...(options.env ? { env: options.env } : {}) })
+  return {
+    sandbox,
+    async start(offsetMs) {
+      sandbox.env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS = String(offsetMs)
+      const serve: ServeHandle = await startServe(sandbox)
+      const api = new ServerApi(serve.url, sandbox.projectDir)
+      return {
+        createSession: async (title) => (await api.createSession(title)).id,
+        prompt: async (id, text) => void (await api.prompt(id, text)),
+        deleteSession: async (id) => void (await api.request("DELETE", `/session/${id}`)),
+        stderr: serve.stderr,
+        stop: serve.stop,
+      }
+    },
+  }
 }
 
 /** One writing version's files during the loop. */
@@ -85,72 +139,75 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
   const writers: MemoryVersion[] = options.dualWrite ? [version, version === "v1" ? "v2" : "v1"] : [version]
   const llm = await FakeLlm.start()
   const pluginOptions = { version, dual_write: options.dualWrite ?? false }
-  const sandbox = await createSandbox({ llmUrl: llm.url, configScope: "global", plugins: [[defaultPluginSpec(), pluginOptions]], ...(options.env ? { env: options.env } : {}) })
+  const host = await loopHost(options, llm, pluginOptions)
+  const sandbox = host.sandbox
   const statement = options.statement ?? `Please remember for later: ${FACT}`
   if (!statement.includes(FACT)) throw new Error("closed loop: the statement must contain FACT")
   const roots = Object.fromEntries(writers.map((v) => [v, memoryRootOf(sandbox, v)])) as Record<MemoryVersion, string>
-  const consolidator = consolidatorFor(roots)
+  const consolidator = consolidatorFor(roots, options.host === "opencode2" ? "path" : "filePath")
   const summary = (v: MemoryVersion) => path.join(roots[v], "memory_summary.md")
   const script = () => {
     llm.setStructuredHandler(extractor)
     llm.setAgentHandler(consolidator)
   }
-  let server: ServeHandle | undefined
+  let server: LoopServer | undefined
   try {
     script()
 
     // 1. Session A states a fact.
-    server = await startServe(sandbox)
-    let api = new ServerApi(server.url, sandbox.projectDir)
-    const sessionA = (await api.createSession("deploy notes")).id
-    await api.prompt(sessionA, statement)
+    server = await host.start(0)
+    const sessionA = await server.createSession("deploy notes")
+    await server.prompt(sessionA, statement)
     log(`session A (${sessionA}) stated: ${FACT}`)
     await server.stop()
 
     // 2. Hours later (the plugin's test clock), OpenCode starts again and the user opens a session.
-    server = await restartAt(sandbox, 7 * HOUR)
-    api = new ServerApi(server.url, sandbox.projectDir)
+    server = await host.start(7 * HOUR)
+    const running = server
     const started = Date.now()
-    const warmup = (await api.createSession("morning")).id
-    await api.prompt(warmup, "good morning")
+    const warmup = await server.createSession("morning")
+    await server.prompt(warmup, "good morning")
     const learned = new Map<MemoryVersion, { summary: string; at: number; ms: number }>()
+    // When each writer's phase-1 claim line appeared (2.x's stderr has no times of its own).
+    const claimSeen = new Map<MemoryVersion, number>()
     await waitFor(
       () => {
         for (const v of writers) {
+          if (!claimSeen.has(v) && claimLogged(running.stderr(), v, writers)) claimSeen.set(v, Date.now())
           const text = learned.has(v) ? undefined : readIf(summary(v), (t) => t.includes(FACT_MARK))
           if (text !== undefined) learned.set(v, { summary: text, at: Date.now(), ms: Date.now() - started })
         }
         return learned.size === writers.length
       },
-      { timeoutMs: 90_000, message: `the fact never reached memory_summary.md of ${writers.filter((v) => !learned.has(v)).join(", ")}` },
+      { timeoutMs: 90_000, intervalMs: 50, message: `the fact never reached memory_summary.md of ${writers.filter((v) => !learned.has(v)).join(", ")}` },
     )
     for (const v of writers) {
       await waitFor(() => phase2Status(sandbox, v) === "done", { timeoutMs: 30_000, message: `${v}: the first consolidation did not finish` })
       log(`${v}: phase 1 extracted session A and phase 2 wrote the summary in ${learned.get(v)!.ms} ms`)
     }
     const handbooks = new Map(writers.map((v) => [v, v === "v1" ? fs.readFileSync(path.join(roots[v], "MEMORY.md"), "utf8") : undefined]))
-    const claims = claimTimes(server.stderr(), writers)
+    const logged = claimTimes(server.stderr(), writers)
+    const claims = new Map(writers.map((v) => [v, logged.get(v) ?? claimSeen.get(v)]))
     const rolloutFiles = new Map(writers.map((v) => [v, fs.readdirSync(path.join(roots[v], "rollout_summaries")).sort()]))
     const helperRequests = firstHelperRequests(llm, version, roots[version])
 
     // 3. A new session B is shown what was learned.
     llm.reset()
     script()
-    const sessionB = (await api.createSession("new task")).id
-    await api.prompt(sessionB, "How do I deploy acme-api?")
+    const sessionB = await server.createSession("new task")
+    await server.prompt(sessionB, "How do I deploy acme-api?")
     const injectedBlock = memoryBlockOf(llm.requests().find((r) => r.kind === "agent")?.body)
     log(`session B's system prompt carries the fact: ${injectedBlock.includes(FACT_MARK)}`)
 
     // 4. The user deletes session A; every version forgets it at its next consolidation.
-    await api.request("DELETE", `/session/${sessionA}`)
+    await server.deleteSession(sessionA)
     for (const v of writers) {
       await waitFor(() => outputsOf(sandbox, v, sessionA) === 0, { timeoutMs: 15_000, message: `${v}: session A's memory record was not deleted` })
     }
     await server.stop()
-    server = await restartAt(sandbox, 14 * HOUR)
-    api = new ServerApi(server.url, sandbox.projectDir)
-    const later = (await api.createSession("later")).id
-    await api.prompt(later, "hello again")
+    server = await host.start(14 * HOUR)
+    const later = await server.createSession("later")
+    await server.prompt(later, "hello again")
     const forgotten = new Map<MemoryVersion, string>()
     for (const v of writers) {
       forgotten.set(v, await waitFor(() => readIf(summary(v), (t) => !t.includes(FACT_MARK)), { timeoutMs: 60_000, message: `${v}: the fact was never forgotten` }))
@@ -158,8 +215,8 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
     }
     llm.reset()
     script()
-    const sessionD = (await api.createSession("after forgetting")).id
-    await api.prompt(sessionD, "How do I deploy acme-api?")
+    const sessionD = await server.createSession("after forgetting")
+    await server.prompt(sessionD, "How do I deploy acme-api?")
     const factAfterForgetting = JSON.stringify(llm.requests().filter((r) => r.kind === "agent").map((r) => systemTexts(r.body))).includes(FACT_MARK)
     log(`after deleting session A, a new session still sees the fact: ${factAfterForgetting}`)
 
@@ -194,17 +251,17 @@ export async function runClosedLoop(options: ClosedLoopOptions = {}): Promise<Cl
   }
 }
 
-export function memoryRootOf(sandbox: Sandbox, version: MemoryVersion): string {
+export function memoryRootOf(sandbox: Pick<Sandbox, "memoryHome">, version: MemoryVersion): string {
   return path.join(sandbox.memoryHome, version === "v1" ? "memories" : `memories_${version}`)
 }
 
-function dbOf(sandbox: Sandbox, version: MemoryVersion): string {
+function dbOf(sandbox: Pick<Sandbox, "memoryHome">, version: MemoryVersion): string {
   return path.join(sandbox.memoryHome, version === "v1" ? "memory.db" : `memory_${version}.db`)
 }
 
 /** One diff-driven consolidator per writing version, each answering only for its own folder. */
-export function consolidatorFor(roots: Partial<Record<MemoryVersion, string>>): AgentHandler {
-  const handlers = Object.entries(roots).map(([v, root]) => diffDrivenConsolidator(root, { layout: v as MemoryVersion, fact: FACT_PATTERN }).handler)
+export function consolidatorFor(roots: Partial<Record<MemoryVersion, string>>, pathKey: "filePath" | "path" = "filePath"): AgentHandler {
+  const handlers = Object.entries(roots).map(([v, root]) => diffDrivenConsolidator(root, { layout: v as MemoryVersion, fact: FACT_PATTERN, pathKey }).handler)
   return (request) => {
     for (const handler of handlers) {
       const reply = handler(request)
@@ -214,7 +271,12 @@ export function consolidatorFor(roots: Partial<Record<MemoryVersion, string>>): 
   }
 }
 
-/** When each writer first logged a phase-1 claim (OpenCode's log times); with two writers the lines name their version. */
+/** Whether `log` holds a phase-1 claim line of `version` (with two writers the lines name their version). */
+function claimLogged(log: string, version: MemoryVersion, writers: readonly MemoryVersion[]): boolean {
+  return writers.length === 1 ? log.includes("phase1: claimed") : log.includes(`${version}/phase1: claimed`)
+}
+
+/** When each writer first logged a phase-1 claim (OpenCode 1.x's log times); with two writers the lines name their version. */
 function claimTimes(log: string, writers: readonly MemoryVersion[]): Map<MemoryVersion, number> {
   const times = new Map<MemoryVersion, number>()
   for (const match of log.matchAll(/timestamp=(\S+) .*?message="codex-memory: (?:(v1|v2)\/)?phase1: claimed/g)) {
@@ -224,10 +286,6 @@ function claimTimes(log: string, writers: readonly MemoryVersion[]): Map<MemoryV
   return times
 }
 
-async function restartAt(sandbox: Sandbox, offsetMs: number): Promise<ServeHandle> {
-  sandbox.env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS = String(offsetMs)
-  return startServe(sandbox)
-}
 
 /**
  * The scripted extractor: the session that states the fact yields a record; others, nothing.
@@ -246,9 +304,9 @@ export function extractor(request: ChatRequest): Record<string, unknown> {
   }
 }
 
-/** Which version's extraction a structured request is: V1's schema alone asks for a raw memory. */
+/** Which version's extraction a structured request is: V1's schema alone asks for a raw memory (a tool's, or in 2.x's one prompt). */
 function extractionVersion(request: ChatRequest): MemoryVersion {
-  return JSON.stringify(request.tools ?? []).includes('"raw_memory"') ? "v1" : "v2"
+  return JSON.stringify(request.tools ?? []).includes('"raw_memory"') || userText(request).includes('"raw_memory"') ? "v1" : "v2"
 }
 
 /** Session A's extraction request and the first request of the selected version's first consolidation (before any tool result). */
@@ -270,6 +328,6 @@ function readIf(file: string, accept: (text: string) => boolean): string | undef
   return text !== undefined && accept(text) ? text : undefined
 }
 
-function outputsOf(sandbox: Sandbox, version: MemoryVersion, sessionId: string): number {
+function outputsOf(sandbox: Pick<Sandbox, "memoryHome">, version: MemoryVersion, sessionId: string): number {
   return query<{ n: number }>(sandbox, `SELECT COUNT(*) AS n FROM stage1_outputs WHERE session_id = '${sessionId}'`, version)[0]!.n
 }
