@@ -33,6 +33,8 @@ export interface VersionSnapshot {
   summary: SummaryStats | undefined
   /** The exchanges with other agents this version runs, one line each. */
   extensions?: string[]
+  /** The window and transcript budget of this version's last extraction, when there was one. */
+  extraction?: { model: string | undefined; window: number | undefined; transcriptTokens: number; at: number }
   /** V2 only. */
   readiness?: {
     consolidatedSessions: number
@@ -193,6 +195,12 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
   if (v.counts) {
     lines.push(`extracted sessions: ${v.counts.outputs} (${v.counts.outputsUsed} cited at least once)`)
     lines.push(`jobs: ${v.counts.jobs.length ? v.counts.jobs.map((j) => `${j.kind} ${j.status} ${j.count}`).join("; ") : "none"}`)
+  }
+  if (v.extraction) {
+    const e = v.extraction
+    const model = e.model ?? "OpenCode's default model"
+    const window = e.window ? `a window of ${e.window.toLocaleString("en-US")} tokens as OpenCode reports it` : "a window OpenCode does not report"
+    lines.push(`extraction: ${model}, ${window}; transcripts budgeted at ${e.transcriptTokens.toLocaleString("en-US")} tokens${e.window ? "" : " (the default)"} (last extraction ${iso(e.at)})`)
   }
   lines.push(`consolidation: ${describePhase2(s, v.phase2)}`)
   lines.push(`last success: ${v.phase2?.last_success_at ? iso(v.phase2.last_success_at) : "never"}`)

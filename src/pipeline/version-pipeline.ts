@@ -298,6 +298,7 @@ export class VersionPipeline {
       summary: summaryStats(this.paths.summary, options.use_memories),
       ...(this.writes && this.deps.extensions.length ? { extensions: this.deps.extensions.map((extension) => extension.describe()) } : {}),
       ...(spec.tracksReadiness ? { readiness: readiness(this.paths.summary, store?.maxConsolidated() ?? 0, options.v2_ready_sessions) } : {}),
+      ...(this.phase1?.lastBudget() ? { extraction: this.phase1.lastBudget()! } : {}),
     }
   }
 

@@ -8,8 +8,10 @@ import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { copyingExtractor } from "./support/facts.js"
 import { FakeLlm } from "./support/fake-llm.js"
-import { repoRoot } from "./support/opencode.js"
+import { query } from "./support/memory-db.js"
+import { repoRoot, waitFor } from "./support/opencode.js"
 import { checkoutPlugin, createSandbox2, editConfig2, opencode2Binary, startServe2, type Sandbox2 } from "./support/opencode2.js"
 import { stageInstall, type StagedInstall } from "./support/staged-install.js"
 
@@ -116,6 +118,28 @@ describe("the plugin and the CLI on the real OpenCode 2.1.2", () => {
     expect(wrongList).toMatchObject({ ok: false, detail: expect.stringContaining('"plugin" list, which OpenCode 2 does not read'), fix: expect.stringContaining('"plugins" list') })
     expect(wrongList.fix).toContain("opencode plugin add opencode-codex-memory")
     editConfig2(sandbox, (config) => void delete config.plugin)
+  }, 120_000)
+
+  it("on a plain serve, without the shared service, learns the idle sessions of two projects", async () => {
+    editConfig2(sandbox, (config) => void (config.plugins = [checkoutPlugin()]))
+    llm.setStructuredHandler(copyingExtractor)
+    const other = path.join(sandbox.root, "other-project")
+    fs.mkdirSync(other, { recursive: true })
+    let serve = await startServe2(sandbox)
+    const here = await serve.api.createSession()
+    await serve.api.prompt(here, "Please remember: FACT-HERE: the api runs on port 8080")
+    const there = await serve.api.createSession(other)
+    await serve.api.prompt(there, "Please remember: FACT-THERE: the docs build with mkdocs")
+    await serve.stop()
+    serve = await startServe2(sandbox, { env: { OPENCODE_CODEX_MEMORY_TEST_CLOCK_OFFSET_MS: String(7 * 3_600_000) } })
+    try {
+      await serve.api.prompt(await serve.api.createSession(), "good morning")
+      const learned = () => query<{ session_id: string }>(sandbox, "SELECT session_id FROM stage1_outputs").map((row) => row.session_id)
+      await waitFor(() => learned().includes(here) && learned().includes(there), { timeoutMs: 60_000, message: `both projects' sessions were not learned\n${serve.stderr().slice(-2000)}` })
+    } finally {
+      await serve.stop()
+      llm.setStructuredHandler(undefined)
+    }
   }, 120_000)
 
   it("mode asks 2.1.2 about a session memory does not know: a real one is accepted, a typo refused", async () => {

@@ -7,7 +7,9 @@
 //     as a failed or retrying job;
 //   - memory_mode from another session keeps a session out and forgets it;
 //   - pause holds learning (no extraction while paused) and resume lets it go on;
-//   - memory_reset asks the user first, and erases memory once granted.
+//   - memory_reset asks the user first, and erases memory once granted;
+//   - extraction is budgeted by the model's window as 2.1.2's model domain gives it;
+//   - every memory tool completes through the real binary.
 // The plugin's clock moves through a clock file (a test switch), so the running service passes
 // its idle gates and throttles without a restart.
 import { spawnSync } from "node:child_process"
@@ -51,6 +53,19 @@ describe("memory's promises on the real OpenCode 2.1.2", () => {
   const consolidating = () => query<{ status: string }>(sandbox, "SELECT status FROM jobs WHERE kind = 'memory_consolidate_global'")[0]?.status === "running"
   /** Waits until no consolidation runs and nothing waits to be forgotten: the clock may jump hours then without a lease looking stale. */
   const settled = () => waitFor(() => !consolidating() && waitingToBeForgotten().length === 0, { timeoutMs: 90_000, message: `memory did not settle${logTail()}` })
+  /** The user goes on in one session, a few plugin minutes a turn, until `done` holds. */
+  const keepWorking = async (session: string, done: () => boolean, message: string) => {
+    let turn = 0
+    await waitFor(
+      async () => {
+        if (done()) return true
+        later(3 * MINUTE)
+        await serve.api.prompt(session, `working on, turn ${++turn}`)
+        return false
+      },
+      { timeoutMs: 120_000, intervalMs: 1_000, message },
+    )
+  }
   const records = (id: string) => query<{ session_id: string }>(sandbox, `SELECT session_id FROM stage1_outputs WHERE session_id = '${id}' OR session_id LIKE '${id}#%'`)
   const jobsOf = (id: string) => query<{ status: string; retry_remaining: number; last_error: string | null }>(sandbox, `SELECT status, retry_remaining, last_error FROM jobs WHERE job_key = '${id}'`)
   const logTail = () => `\n--- plugin log ---\n${serve.stderr().split("\n").filter((line) => line.includes("codex-memory")).slice(-30).join("\n")}`
@@ -62,7 +77,8 @@ describe("memory's promises on the real OpenCode 2.1.2", () => {
 
   beforeAll(async () => {
     llm = await FakeLlm.start()
-    sandbox = await createSandbox2({ llmUrl: llm.url, plugins: [checkoutPlugin({ min_rollout_idle_hours: 1, max_rollouts_per_startup: 8 })] })
+    // A model with a small window: extraction budgets by what 2.1.2's model domain says of it.
+    sandbox = await createSandbox2({ llmUrl: llm.url, contextLimit: 32_000, plugins: [checkoutPlugin({ min_rollout_idle_hours: 1, max_rollouts_per_startup: 8 })] })
     root = path.join(sandbox.memoryHome, "memories")
     clockFile = path.join(sandbox.root, "clock-offset")
     sandbox.env.OPENCODE_CODEX_MEMORY_TEST_CLOCK_FILE = clockFile
@@ -91,7 +107,8 @@ describe("memory's promises on the real OpenCode 2.1.2", () => {
     await serve.api.prompt(morning, "good morning")
     await waitFor(() => (Object.keys(FACTS) as Name[]).every(inMemory), { timeoutMs: 90_000, message: `the facts never reached memory${logTail()}` })
     expect(records(sessions.charlie)).toHaveLength(1)
-  }, 120_000)
+    await settled()
+  }, 180_000)
 
   it("forgets a session another process deleted while the user keeps working in one session, within 120 s, and never claims it again", async () => {
     const working = await serve.api.createSession()
@@ -111,9 +128,9 @@ describe("memory's promises on the real OpenCode 2.1.2", () => {
     )
     const took = Date.now() - started
     expect(took).toBeLessThan(120_000)
-    later(10 * MINUTE)
-    await serve.api.prompt(working, "one more")
-    await waitFor(() => !inMemory("alpha"), { timeoutMs: 90_000, message: `the fact stayed in memory's files${logTail()}` })
+    console.log(`the deletion by another process was forgotten ${took} ms after it, ${turns} turn(s) later`)
+    // The consolidation that removes its fact from the files runs as the user goes on.
+    await keepWorking(working, () => !inMemory("alpha"), `the fact stayed in memory's files${logTail()}`)
     expect(inMemory("bravo")).toBe(true)
     await settled()
     // Never claimed again, and no failed or retrying job for it.
@@ -131,9 +148,7 @@ describe("memory's promises on the real OpenCode 2.1.2", () => {
     await serve.api.prompt(control, "KEEP-OUT the billing session please")
     expect(toolReplies(from)).toContain("What memory had learned from it is forgotten.")
     expect(records(sessions.charlie)).toEqual([])
-    later(10 * MINUTE)
-    await serve.api.prompt(control, "thanks")
-    await waitFor(() => !inMemory("charlie"), { timeoutMs: 90_000, message: `the kept-out session's fact stayed${logTail()}` })
+    await keepWorking(control, () => !inMemory("charlie"), `the kept-out session's fact stayed${logTail()}`)
     await settled()
   }, 200_000)
 
@@ -178,6 +193,7 @@ describe("memory's promises on the real OpenCode 2.1.2", () => {
     expect(text(2)).toContain("memory_summary.md")
     expect(text(3)).toContain(FACTS.bravo)
     expect(text(4)).toContain("# Long-term memory")
+    expect(text(4)).toMatch(/extraction: OpenCode's default model, a window of 32,000 tokens as OpenCode reports it; transcripts budgeted at/)
     expect(text(5)).toMatch(/^Saved the note as extensions\/ad_hoc\/notes\//)
     expect(text(6)).toMatch(/stays enabled/)
     expect(text(7)).not.toMatch(/^Error/)

@@ -43,12 +43,21 @@ describe("the TUI commands on the real OpenCode 2.1.2, in tmux", () => {
     keys("Enter")
     await waitFor(() => !screen().includes("use memories:"), { timeoutMs: 10_000, message: "the alert stayed open", state: screen })
   }
-  /** Types a slash command into an empty prompt and runs it. */
+  /**
+   * Types a slash command into an empty prompt, waits for the TUI to offer it, and runs it. The
+   * command ran once the offer is gone; while it stays (a busy machine can drop the key while the
+   * list redraws), Enter is sent again, so a switch is never flipped twice.
+   */
   const slash = async (command: string) => {
+    const offered = new RegExp(`${command.replace(/[-/]/g, "\\$&")}\\s{2,}\\S`)
     keys("C-u")
     keys("-l", command)
-    await waitFor(() => screen().includes(command), { timeoutMs: 10_000, message: `${command} was not typed`, state: screen })
-    keys("Enter")
+    await waitFor(() => offered.test(screen()), { timeoutMs: 15_000, message: `${command} was not offered`, state: screen })
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      keys("Enter")
+      if (await waitFor(() => !offered.test(screen()), { timeoutMs: 5_000, intervalMs: 200 }).then(() => true, () => false)) return
+    }
+    throw new Error(`${command} was offered but never ran\n${screen()}`)
   }
 
   beforeAll(async () => {

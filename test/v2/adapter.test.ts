@@ -158,6 +158,19 @@ const extractor = (fact: string) => (request: ChatRequest) => {
 }
 
 describe("learning on OpenCode 2", () => {
+  it("budgets extraction by the model's window from the model domain, and says so in memory_inspect", async () => {
+    setup = v2Setup({ clockOffsetMs: 7 * HOUR, variant: { contextLimit: 16_000 } })
+    const fact = "FACT-WINDOW: the window is small"
+    setup.fake.model.setStructuredHandler(extractor(fact))
+    await pastSession(setup, fact)
+    await started(setup)
+    await setup.fake.prompt(await setup.fake.createSession(setup.projectDir, "morning"), "good morning")
+    await waitUntil(() => catalog<{ n: number }>(setup.home, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]!.n > 0, "nothing was extracted")
+    const inspect = ((await setup.fake.callRpc(setup.projectDir, "opencode-codex-memory", "status")) as { text: string }).text
+    expect(inspect).toMatch(/extraction: OpenCode's default model, a window of 16,000 tokens as OpenCode reports it; transcripts budgeted at [\d,]+ tokens \(last extraction/)
+    expect(inspect).not.toContain("(the default)")
+  })
+
   it("extracts through generate.text with one prompt, and consolidates in a helper session confined to the memory root", async () => {
     setup = v2Setup({ clockOffsetMs: 7 * HOUR })
     await setup.fake.startService(setup.stateDir)

@@ -63,6 +63,15 @@ export interface ExtractionContext {
   projectOf?: (session: HostSession) => ProjectIdentity | undefined
   /** OpenCode no longer has the session: memory forgets it as deleted (its job row goes with it). */
   onSessionGone?: (sessionId: string) => void
+  /** The window and transcript budget this extraction used, for memory_inspect. */
+  noteBudget?: (budget: ExtractionBudget) => void
+}
+
+/** What an extraction sized its transcript for: the model's window as the host told it, if it did. */
+export interface ExtractionBudget {
+  model: string | undefined
+  window: number | undefined
+  transcriptTokens: number
 }
 
 export const EXTRACT_AGENT = "memorize-extract"
@@ -119,6 +128,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     const input = sanitizeSession(session, all as never)
     const model = ctx.extractionModel()
     const contextLimit = await ctx.host.contextLimit(model, signal).catch(() => undefined)
+    ctx.noteBudget?.({ model: model ? `${model.providerID}/${model.modelID}` : undefined, window: contextLimit, transcriptTokens: transcriptBudget(contextLimit) })
     // Read from the folder now, as Codex records it with the thread: a hint for V2's prompt and a
     // header line of the rollout summary in both versions.
     const folderBranch = gitBranch(session.directory)

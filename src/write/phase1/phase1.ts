@@ -15,7 +15,7 @@ import type { MemoryOptions } from "../../options.js"
 import type { SegmentCaptures } from "../../store/segment-captures.js"
 import type { Stage1Jobs } from "../../store/stage1-jobs.js"
 import { STAGE_ONE } from "../../constants.js"
-import { runExtraction, type ExtractionContext } from "./extraction-job.js"
+import { runExtraction, type ExtractionBudget, type ExtractionContext } from "./extraction-job.js"
 import type { PassReport } from "./phase1-results.js"
 import type { ExtractionStrategy } from "./extraction-strategy.js"
 import { isHelperSession } from "../helpers/helper-sessions.js"
@@ -81,6 +81,7 @@ export class Phase1 {
   /** The one pass put off until the gate ends, when a trigger met the gate. */
   private gateTimer: ReturnType<typeof setTimeout> | undefined
   private discovered: { at: number; listing: SessionListing } | undefined
+  private budget: (ExtractionBudget & { at: number }) | undefined
   private readonly seenSessions = new Set<string>()
   private readonly lastIdle = new Map<string, number>()
   /** Outcomes this process could not write; settled before its next pass claims anything. */
@@ -281,7 +282,7 @@ export class Phase1 {
     const byId = new Map(eligible.map((session) => [session.id, session]))
     const results = await Promise.all(
       claims.map((claim) =>
-        runExtraction({ ...this.deps, jobs, signal: this.shutdown.signal, unsettled: this.unsettled, ...(learnFrom ? { learnFrom } : {}) }, claim, byId.get(claim.sessionId)!),
+        runExtraction({ ...this.deps, jobs, signal: this.shutdown.signal, unsettled: this.unsettled, noteBudget: (budget) => this.noteBudget(budget), ...(learnFrom ? { learnFrom } : {}) }, claim, byId.get(claim.sessionId)!),
       ),
     )
     return { type: "done", eligible: eligible.length, claimed: claims.length, results }
@@ -318,6 +319,15 @@ export class Phase1 {
       reports.push(report)
     }
     return reports
+  }
+
+  /** The window and transcript budget of the last extraction, for memory_inspect; undefined before one. */
+  lastBudget(): (ExtractionBudget & { at: number }) | undefined {
+    return this.budget
+  }
+
+  private noteBudget(budget: ExtractionBudget): void {
+    this.budget = { ...budget, at: this.deps.now() }
   }
 
   /**
