@@ -12,6 +12,7 @@ import net from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { NetworkGuard } from "./network-guard.js"
 
 /** A plugin entry of `opencode.json`: a spec, or `[spec, options]`. */
 export type PluginSpec = string | [string, Record<string, unknown>]
@@ -49,6 +50,9 @@ export interface Sandbox {
   configFile: string
   /** The complete environment OpenCode processes get. Mutate it to change later runs. */
   env: Record<string, string>
+  /** Requests for anything beyond 127.0.0.1 that the sandbox's OpenCode tried (all refused). */
+  networkAttempts(): string[]
+  /** Removes the sandbox; fails when anything tried the network. */
   cleanup(): Promise<void>
 }
 
@@ -177,8 +181,11 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const configFile = opts.configScope === "global" ? join(dirs.configHome, "opencode", "opencode.json") : join(dirs.projectDir, "opencode.json")
   await writeFile(configFile, JSON.stringify(config, null, 2) + "\n")
 
+  // Everything beyond 127.0.0.1 goes to a proxy that refuses it and remembers it.
+  const guard = await NetworkGuard.start()
   const env: Record<string, string> = {
     ...baseEnv(),
+    ...guard.env(),
     HOME: dirs.home,
     XDG_DATA_HOME: dirs.dataHome,
     XDG_CONFIG_HOME: dirs.configHome,
@@ -199,7 +206,13 @@ export async function createSandbox(opts: SandboxOptions): Promise<Sandbox> {
     ...dirs,
     configFile,
     env,
-    cleanup: () => rm(root, { recursive: true, force: true }),
+    networkAttempts: () => guard.attempts(),
+    async cleanup() {
+      await rm(root, { recursive: true, force: true })
+      await guard.close()
+      const tried = guard.attempts()
+      if (tried.length) throw new Error(`OpenCode tried the network beyond 127.0.0.1 (refused): ${tried.join(", ")}`)
+    },
   }
 }
 

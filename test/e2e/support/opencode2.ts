@@ -9,6 +9,7 @@ import fs from "node:fs"
 import { mkdtemp } from "node:fs/promises"
 import os from "node:os"
 import path from "node:path"
+import { NetworkGuard } from "./network-guard.js"
 import { binaryOf, freePort, repoRoot, waitFor } from "./opencode.js"
 
 export const OPENCODE2_VERSION = "2.1.2"
@@ -45,6 +46,9 @@ export interface Sandbox2 {
   env: Record<string, string>
   /** The background service's port (service.json in the config folder). */
   servicePort: number
+  /** Requests for anything beyond 127.0.0.1 that the sandbox's OpenCode tried (all refused). */
+  networkAttempts(): string[]
+  /** Stops what the sandbox started and removes it; fails when anything tried the network. */
   cleanup(): Promise<void>
 }
 
@@ -84,8 +88,10 @@ export async function createSandbox2(opts: Sandbox2Options): Promise<Sandbox2> {
   // A port of its own for the background service, so parallel runs never meet (F5).
   const servicePort = await freePort()
   fs.writeFileSync(path.join(dirs.configHome, "opencode", "service.json"), JSON.stringify({ port: servicePort }) + "\n")
+  const guard = await NetworkGuard.start()
   const env: Record<string, string> = {
     ...baseEnv(),
+    ...guard.env(),
     HOME: dirs.home,
     XDG_DATA_HOME: dirs.dataHome,
     XDG_CONFIG_HOME: dirs.configHome,
@@ -103,9 +109,13 @@ export async function createSandbox2(opts: Sandbox2Options): Promise<Sandbox2> {
     configFile,
     env,
     servicePort,
+    networkAttempts: () => guard.attempts(),
     async cleanup() {
       await stopRegisteredService(sandbox)
       fs.rmSync(root, { recursive: true, force: true })
+      await guard.close()
+      const tried = guard.attempts()
+      if (tried.length) throw new Error(`OpenCode tried the network beyond 127.0.0.1 (refused): ${tried.join(", ")}`)
     },
   }
   return sandbox
