@@ -104,7 +104,7 @@ describe("read path: memory summary in the system prompt", () => {
 
   describe("with a seeded summary", () => {
     let sandbox: Sandbox
-    const firstPrompt = "first turn: please look at the json files"
+    const firstPrompt = "first turn: please look at the config file"
     let firstRun: RunResult
     let secondRun: RunResult
     let firstTurn: LoggedRequest[] = []
@@ -114,9 +114,10 @@ describe("read path: memory summary in the system prompt", () => {
       sandbox = await createSandbox({ llmUrl: llm.url })
       await seedSummary(sandbox, `${SUMMARY}\n`)
 
-      // Turn 1: the model calls a tool, so the agent makes two LLM calls in the same turn.
+      // Turn 1: the model calls a tool, so the agent makes two LLM calls in the same turn. The read
+      // tool: OpenCode's glob and grep fetch ripgrep from GitHub when the machine has none.
       llm.reset()
-      llm.script({ toolCalls: [{ name: "glob", arguments: { pattern: "*.json" } }] })
+      llm.script({ toolCalls: [{ name: "read", arguments: { filePath: `${sandbox.projectDir}/opencode.json` } }] })
       firstRun = await runOpencode(sandbox, firstPrompt)
       firstTurn = llm.requests()
 
