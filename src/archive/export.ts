@@ -10,6 +10,7 @@ import { openDatabase } from "../store/database.js"
 import type { Migration } from "../store/migrations.js"
 import { memoryPaths } from "../util/paths.js"
 import { readRegularFile } from "../util/regular-file.js"
+import { readableRoot, WHOLE_MARKER } from "../write/phase2/run-snapshot.js"
 import { ArchiveError, archiveIoError } from "./errors.js"
 import {
   ARCHIVE_FORMAT,
@@ -65,7 +66,8 @@ export function exportHome(home: string, options: { now?: () => number } = {}): 
 
   const skipped: string[] = []
   const found: FoundFile[] = []
-  for (const { version, paths } of located) findFiles(paths.memoryRoot, version.folder, found, skipped)
+  // An unfinished consolidation's output is not memory yet: the copy it keeps is archived instead (D24).
+  for (const { version, paths } of located) findFiles(readableRoot(paths.memoryRoot), version.folder, found, skipped)
   const total = found.reduce((sum, file) => sum + file.size, 0)
   // Checked before reading anything: the files alone already make the archive too large.
   if (total > ARCHIVE_MAX_BYTES) throw tooLarge(total, found)
@@ -136,6 +138,7 @@ function findFiles(root: string, folder: string, found: FoundFile[], skipped: st
     }
     for (const entry of sortByCodePoints(entries, (item) => item.name)) {
       if (EXCLUDED_DIRS.includes(entry.name.toLowerCase())) continue
+      if (relative === folder && entry.name === WHOLE_MARKER) continue
       const child = `${relative}/${entry.name}`
       const childAbsolute = path.join(absolute, entry.name)
       if (entry.isSymbolicLink()) skipped.push(`${child}: a symlink, not followed`)

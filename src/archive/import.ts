@@ -20,6 +20,7 @@ import { HomeSettings } from "../store/settings.js"
 import { openSqlite, type SqlDatabase, type SqlValue } from "../store/sqlite.js"
 import { VersionStore } from "../store/version-store.js"
 import { memoryPaths } from "../util/paths.js"
+import { snapshotDir } from "../write/phase2/run-snapshot.js"
 import { ArchiveError, archiveIoError } from "./errors.js"
 import { ARCHIVED_VERSIONS, EXCLUDED_DIRS, type Archive, type ArchiveDatabase, type ArchiveTable, type ArchivedVersion } from "./format.js"
 import { STAGING_PREFIX, remove, swapEntries } from "./swap.js"
@@ -47,7 +48,13 @@ const SIDECARS = ["-wal", "-shm", "-journal"] as const
 
 /** Every top-level entry of a home that an import replaces; nothing else in the home is touched. */
 const HOME_ENTRIES: readonly string[] = Object.freeze(
-  ARCHIVED_VERSIONS.flatMap((version) => [version.database, ...SIDECARS.map((suffix) => version.database + suffix), version.folder]),
+  ARCHIVED_VERSIONS.flatMap((version) => [
+    version.database,
+    ...SIDECARS.map((suffix) => version.database + suffix),
+    version.folder,
+    // A copy left by a killed consolidation is what readers see and what the next run puts back (D24): it goes with the folder it copied.
+    path.basename(snapshotDir(version.folder)),
+  ]),
 )
 
 export function importArchive(text: string | Buffer, home: string, options: ImportOptions = {}): ImportResult {

@@ -16,26 +16,31 @@ import { wholeNumber } from "./search-args.js"
 import type { ListRequest, ListResult, ReadRequest, ReadResult, SearchRequest, SearchResult } from "./requests.js"
 
 export class LocalMemoryBackend {
-  private readonly root: string
+  private readonly view: () => string
   private readonly caches = { files: new FileCache(), folders: new FolderCache() }
   /** The ranked mode's index: in the plugin's own database file, else one kept in the process. */
   readonly ranked: RankedIndex
 
-  constructor(options: { root: string; index?: Omit<RankedIndexOptions, "root"> }) {
-    this.root = options.root
-    this.ranked = new RankedIndex({ file: ":memory:", ...options.index, root: options.root })
+  /**
+   * `view` names the folder to read at each call, when it is not always `root`: while a
+   * consolidation is unfinished, the copy it keeps (write/run-snapshot.ts readableRoot).
+   */
+  constructor(options: { root: string; view?: () => string; index?: Omit<RankedIndexOptions, "root" | "view"> }) {
+    const { root, view } = options
+    this.view = view ?? (() => root)
+    this.ranked = new RankedIndex({ file: ":memory:", ...options.index, root, ...(view ? { view } : {}) })
   }
 
   async read(request: ReadRequest): Promise<ReadResult> {
-    return readMemoryFile(this.root, request)
+    return readMemoryFile(this.view(), request)
   }
 
   async list(request: ListRequest): Promise<ListResult> {
-    return listMemoryFolder(this.root, request)
+    return listMemoryFolder(this.view(), request)
   }
 
   async search(request: SearchRequest): Promise<SearchResult> {
-    if (request.match_mode !== "ranked") return searchMemory(this.root, this.caches, request)
+    if (request.match_mode !== "ranked") return searchMemory(this.view(), this.caches, request)
     const max = wholeNumber(request.max_results, "max_results", { min: 1, max: SEARCH_MAX_RESULTS, fallback: RANKED_DEFAULT_RESULTS })
     return this.ranked.search(request, max)
   }

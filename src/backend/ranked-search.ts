@@ -45,6 +45,8 @@ export interface RankedRecord {
 
 export interface RankedIndexOptions {
   root: string
+  /** The folder to index at each search, when it is not always `root` (LocalMemoryBackend's view). */
+  view?: () => string
   /** The index file; ":memory:" keeps it in the process (tests, and a home whose file cannot be opened). */
   file: string
   /** The records not consolidated yet, with a fingerprint that changes whenever they do. */
@@ -88,7 +90,7 @@ export class RankedIndex {
       if (request[flag] !== undefined && request[flag] !== null) throw new MemoryError("invalid_argument", `${flag} does not apply to match_mode "ranked"; leave it out, or use a substring mode.`)
     }
     const scope = request.path ? splitRelative(request.path).join("/") : ""
-    if (scope) resolveMemoryEntry(this.options.root, scope)
+    if (scope) resolveMemoryEntry(this.root(), scope)
     const range = parseTimeRange(request.since, request.until)
     const project = projectFilter(request.project)
     const fingerprint = fingerprintOf(["ranked", plan.terms, scope, range?.from ?? null, range?.to ?? null, project ?? null])
@@ -173,7 +175,7 @@ export class RankedIndex {
 
   /** Checks the folder (see the header) and the records; reindexes what changed. Returns the files looked at. */
   private refresh(store: SearchIndexStore, full: boolean, read: Set<string>): number {
-    const root = this.options.root
+    const root = this.root()
     const rootStat = fs.lstatSync(root, { throwIfNoEntry: false })
     const indexed = store.files()
     let files: readonly Candidate[] = []
@@ -246,7 +248,11 @@ export class RankedIndex {
   }
 
   private absolute(relative: string): string {
-    return path.join(this.options.root, ...relative.split("/"))
+    return path.join(this.root(), ...relative.split("/"))
+  }
+
+  private root(): string {
+    return this.options.view?.() ?? this.options.root
   }
 }
 

@@ -57,9 +57,10 @@ export function resetAllVersions(catalog: ResettableCatalog, versions: readonly 
   catalog.sessions?.hideAll()
   let files = 0
   for (const version of versions) {
-    files += clearFolder(version.paths.memoryRoot)
-    // A copy kept aside by a consolidation that stopped midway would come back at the next one.
+    // A copy kept aside by a consolidation that stopped midway would come back at the next one
+    // (and is what readers see): it goes first, so a kill during the clearing cannot bring it back.
     dropSnapshot(version.paths.memoryRoot)
+    files += clearFolder(version.paths.memoryRoot)
     version.invalidate()
     version.refreshIndex()
   }

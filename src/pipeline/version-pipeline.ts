@@ -31,7 +31,7 @@ import { Phase2 } from "../write/phase2/phase2.js"
 import type { OwnFiles } from "../write/transcript/own-output.js"
 import type { ProjectIdentity } from "../write/phase1/project-identity.js"
 import type { WorkspaceExtension } from "../write/phase2/workspace-extension.js"
-import { snapshotFile } from "../write/phase2/run-snapshot.js"
+import { hasWholeSnapshot, readableRoot, snapshotFile } from "../write/phase2/run-snapshot.js"
 import { renderWorkspaceDiff } from "../write/phase2/workspace-diff.js"
 import type { VersionSnapshot } from "../control/inspect.js"
 import { summaryStats } from "../control/summary-stats.js"
@@ -124,10 +124,11 @@ export class VersionPipeline {
       isHelperSession: (id) => deps.helperSessions.has(id),
       onRefuse: (reason) => deps.diagnostics.report("warn", "read-path", reason),
       accepts: spec.consolidation.acceptsSummary,
-      fallbackFile: snapshotFile(spec.paths.memoryRoot, path.basename(spec.paths.summary)),
+      pendingCopy: { summaryFile: snapshotFile(spec.paths.memoryRoot, path.basename(spec.paths.summary)), whole: () => hasWholeSnapshot(spec.paths.memoryRoot) },
     })
     this.backend = new LocalMemoryBackend({
       root: spec.paths.memoryRoot,
+      view: () => this.readableRoot(),
       index: {
         file: spec.paths.index,
         records: () => {
@@ -287,6 +288,7 @@ export class VersionPipeline {
   snapshot(): VersionSnapshot {
     const { spec, options } = this.deps
     const store = this.tables?.store
+    const summary = path.join(this.readableRoot(), path.basename(this.paths.summary))
     return {
       version: this.version,
       selected: this.version === options.version,
@@ -295,9 +297,9 @@ export class VersionPipeline {
       store: this.storeState(),
       counts: store?.counts(),
       phase2: store?.phase2Job(),
-      summary: summaryStats(this.paths.summary, options.use_memories),
+      summary: summaryStats(summary, options.use_memories),
       ...(this.writes && this.deps.extensions.length ? { extensions: this.deps.extensions.map((extension) => extension.describe()) } : {}),
-      ...(spec.tracksReadiness ? { readiness: readiness(this.paths.summary, store?.maxConsolidated() ?? 0, options.v2_ready_sessions) } : {}),
+      ...(spec.tracksReadiness ? { readiness: readiness(summary, store?.maxConsolidated() ?? 0, options.v2_ready_sessions) } : {}),
       ...(this.phase1?.lastBudget() ? { extraction: this.phase1.lastBudget()! } : {}),
     }
   }
@@ -323,6 +325,15 @@ export class VersionPipeline {
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true })
     }
+  }
+
+  /**
+   * The folder as readers see it now: while a consolidation is unfinished (running here or in
+   * another process, or killed), the copy it keeps of memory as it was; its output only once it
+   * was validated (write/run-snapshot.ts).
+   */
+  readableRoot(): string {
+    return readableRoot(this.paths.memoryRoot)
   }
 
   /** Drops cached bytes after the plugin itself changed this version's folder. */

@@ -20,10 +20,11 @@ export interface ReadPathConfig {
   /** The version's rule for a summary that may be injected (V1: first line `v1`; V2: Codex's check). */
   accepts?: (text: string) => { valid: true } | { valid: false; reason: string }
   /**
-   * The summary as it was before the consolidation that is running, or that stopped midway
-   * (write/run-snapshot.ts): served while the folder's own is missing or not valid.
+   * The copy an unfinished consolidation keeps of the folder (write/run-snapshot.ts): while it is
+   * whole, its summary is memory and the folder's is not (the run's output, not validated yet).
+   * `whole` is asked on disk at every call: the run may be another process's, or a killed one's.
    */
-  fallbackFile?: string
+  pendingCopy?: { summaryFile: string; whole: () => boolean }
 }
 
 export class ReadPath {
@@ -36,24 +37,36 @@ export class ReadPath {
 
   constructor(private readonly config: ReadPathConfig) {
     this.summary = new SummaryFile(config.memoryRoot, config.summaryFile, config.onRefuse)
-    this.fallback = config.fallbackFile ? new SummaryFile(config.memoryRoot, config.fallbackFile, config.onRefuse, () => undefined) : undefined
+    this.fallback = config.pendingCopy ? new SummaryFile(config.memoryRoot, config.pendingCopy.summaryFile, config.onRefuse, () => undefined) : undefined
   }
 
   /**
-   * The block to append for this call, or undefined when nothing is to be injected. A summary that
-   * fails the version's check is never injected: the one kept aside by a running (or interrupted)
-   * consolidation is served instead, else the last good one this instance served. A summary that
-   * is simply gone (a reset, a fresh home) means no memory, unless a consolidation holds a copy.
+   * The block to append for this call, or undefined when nothing is to be injected. While a
+   * consolidation is unfinished (running, failed midway, or killed) the summary of its copy is
+   * served, never the folder's. A summary that fails the version's check is never injected: the
+   * last good one this instance served is instead. A summary that is simply gone (a reset, a fresh
+   * home) means no memory.
    */
   blockFor(call: SystemCall): string | undefined {
     if (!isConversationCall(call, this.config.isHelperSession)) return undefined
+    const pending = this.pendingBlock()
+    if (pending) return pending.block
     const read = this.summary.read()
+    // Asked again after the read: a run may have taken its copy and written since the first look.
+    const started = this.pendingBlock()
+    if (started) return started.block
     const own = read.kind === "present" ? this.render(read, true) : undefined
     if (own !== undefined) return (this.lastGood = own)
-    const aside = this.fallback?.read()
-    const kept = aside?.kind === "present" ? this.render(aside, false) : undefined
-    if (kept !== undefined) return kept
     return read.kind === "present" ? this.lastGood : undefined
+  }
+
+  /** What is served while a whole copy exists; undefined when there is none (or it went during the read). */
+  private pendingBlock(): { block: string | undefined } | undefined {
+    if (!this.fallback || !this.config.pendingCopy?.whole()) return undefined
+    const aside = this.fallback.read()
+    if (aside.kind === "present") return { block: this.render(aside, false) ?? this.lastGood }
+    // The copy holds no summary (memory had none before the run), unless it was dropped meanwhile.
+    return this.config.pendingCopy.whole() ? { block: undefined } : undefined
   }
 
   invalidate(): void {

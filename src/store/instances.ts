@@ -4,7 +4,8 @@
 // OpenCode 1.18 exits on SIGTERM without dispose, so a row can outlive its process: the lease
 // owners' rule (lease-owner.ts) tells a dead process of this boot, and a row from an earlier boot
 // of this machine (same host name, other boot) is gone too. A row from another machine sharing the
-// home counts until it has not been seen for a day.
+// home counts until it has not been seen for a day. Such rows are dropped by whichever instance
+// registers or runs a background pass next, so they do not pile up over months of killed windows.
 import os from "node:os"
 import type { LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
@@ -44,11 +45,23 @@ export class HomeInstances {
          ON CONFLICT (instance_id) DO UPDATE SET seen_at = excluded.seen_at`,
       )
       .run({ id: instanceId, pid: this.owners.self.pid, boot: this.owners.self.boot, host: this.hostname, now })
+    // A process killed without dispose never removes its row: whoever registers or passes by does.
+    this.prune(instanceId)
   }
 
   /** A background pass ran: the registration is fresh (what keeps another machine's row counting). */
   touch(instanceId: string): void {
     this.db.prepare("UPDATE plugin_instances SET seen_at = $now WHERE instance_id = $id").run({ id: instanceId, now: this.now() })
+    this.prune(instanceId)
+  }
+
+  /** Drops the rows whose process is known to be gone (see the header), but the caller's own; returns how many. */
+  prune(own?: string): number {
+    let dropped = 0
+    for (const row of this.db.prepare("SELECT * FROM plugin_instances").all<Row>()) {
+      if (row.instance_id !== own && this.gone(row)) dropped += this.db.prepare("DELETE FROM plugin_instances WHERE instance_id = $id").run({ id: row.instance_id }).changes
+    }
+    return dropped
   }
 
   unregister(instanceId: string): void {

@@ -4,6 +4,7 @@
 // from git-baseline.ts, so the workspace can use files without loading the git library.
 import fs from "node:fs"
 import path from "node:path"
+import { killPoint } from "./test-switches.js"
 
 /**
  * A regular file's bytes, or undefined when it is gone or no longer a regular file. The open
@@ -33,6 +34,7 @@ export function replaceFile(file: string, bytes: Buffer | string): void {
   const temporary = temporaryFor(file)
   try {
     fs.writeFileSync(temporary, bytes, { flag: "wx" })
+    killPoint("temp-written")
     fs.renameSync(temporary, file)
   } catch (error) {
     // A full disk can fail the write halfway: the partial copy goes, the file stays as it was.
@@ -50,6 +52,7 @@ export function createFile(file: string, bytes: Buffer | string): void {
   const temporary = temporaryFor(file)
   try {
     fs.writeFileSync(temporary, bytes, { flag: "wx" })
+    killPoint("temp-written")
     fs.linkSync(temporary, file)
   } finally {
     fs.rmSync(temporary, { force: true })
@@ -75,6 +78,53 @@ export function linkFile(source: string, file: string): void {
     fs.rmSync(temporary, { force: true })
     throw error
   }
+}
+
+/** How the temporaries of this module are named: `.<file name>.<writer's pid>.tmp`. */
+const TEMPORARY_NAME = /^\..+\.(\d+)\.tmp$/
+/**
+ * Far longer than any write takes between its temporary and the rename: a temporary this old is a
+ * leftover whatever its pid says (the pid of a writer that died may belong to another process now).
+ */
+export const TEMPORARY_MAX_AGE_MS = 60 * 60_000
+
+/**
+ * Removes the temporaries below `root` (`.git` aside) that no writer will rename any more: their
+ * writer's pid is not alive (or is this process's), or they are older than TEMPORARY_MAX_AGE_MS. A write killed between
+ * its temporary and the rename leaves one that only a later process can find, and the writer's own
+ * clear-first (temporaryFor) only helps a process with that same pid. Returns the removed paths,
+ * relative. Never throws: a leftover costs disk, never memory.
+ */
+export function sweepTemporaries(root: string, alive: (pid: number) => boolean, now: number = Date.now()): string[] {
+  const removed: string[] = []
+  const folders = [""]
+  for (let relative = folders.pop(); relative !== undefined; relative = folders.pop()) {
+    let entries: fs.Dirent[]
+    try {
+      entries = fs.readdirSync(path.join(root, relative), { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const entry of entries) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name
+      if (entry.isDirectory()) {
+        if (child !== ".git") folders.push(child)
+        continue
+      }
+      const pid = TEMPORARY_NAME.exec(entry.name)?.[1]
+      if (!pid || !entry.isFile()) continue
+      try {
+        const stat = fs.lstatSync(path.join(root, child))
+        // This process's own writes are synchronous, so none of its temporaries is in flight now.
+        if (Number(pid) !== process.pid && alive(Number(pid)) && now - stat.mtimeMs < TEMPORARY_MAX_AGE_MS) continue
+        fs.rmSync(path.join(root, child), { force: true })
+        removed.push(child)
+      } catch {
+        // Renamed or removed by its writer meanwhile: nothing left to do.
+      }
+    }
+  }
+  return removed.sort()
 }
 
 /** A dot-name beside `file`, cleared first: a leftover of a crashed write never blocks the next one. */

@@ -14,6 +14,8 @@ export const ENV_TEST_DEFAULT_HELPER_PROMPT = "OPENCODE_CODEX_MEMORY_TEST_DEFAUL
  * running OpenCode's plugin clock forward (past a throttle or a cooldown) without restarting it.
  */
 export const ENV_TEST_CLOCK_FILE = "OPENCODE_CODEX_MEMORY_TEST_CLOCK_FILE"
+/** The name of one kill point (killPoint): a test makes its child process die there, as a crash would. */
+export const ENV_TEST_KILL_AT = "OPENCODE_CODEX_MEMORY_TEST_KILL_AT"
 
 export interface TestSwitches {
   clockOffsetMs: number
@@ -43,4 +45,13 @@ export function fileOffset(file: string): () => number {
     if (seen?.key !== key) seen = { key, value: stat ? Number(fs.readFileSync(file, "utf8").trim()) || 0 : 0 }
     return seen.value
   }
+}
+
+/**
+ * Kills this process with SIGKILL (no handler, no finally, no clean-up runs) when a test named
+ * this point, so a test can prove what a crash at exactly this step leaves. Read from the process's
+ * environment at the point itself: the points sit in file helpers that take no environment.
+ */
+export function killPoint(name: string, env: Readonly<Record<string, string | undefined>> = process.env): void {
+  if (env[ENV_TEST_ROOT] && env[ENV_TEST_KILL_AT] === name) process.kill(process.pid, "SIGKILL")
 }

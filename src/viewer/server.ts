@@ -107,7 +107,8 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     const ctx = ctxOf(c)
     const skill = c.req.query("skill")
     return withHome(options.cli, options.home, async (home) => {
-      const root = home.memory.pipeline(ctx.version).paths.memoryRoot
+      // Memory as it stands: while a consolidation is unfinished, its copy of the folder, never its output.
+      const root = home.memory.pipeline(ctx.version).readableRoot()
       const skills = listSkills(root)
       if (skill !== undefined) {
         if (!SKILL_NAME.test(skill) || !skills.includes(skill)) return page(c, pages.errorPage(ctx, 404, `no skill ${JSON.stringify(skill)}`), 404)

@@ -71,6 +71,20 @@ describe("HomeInstances", () => {
     expect(instance(13).live().map((live) => live.pid)).toEqual([11])
   })
 
+  it("an instance that registers or passes by drops the rows of processes gone, never its own, so killed windows do not pile up", () => {
+    const { instance, rows } = home()
+    for (const pid of [20, 21, 22]) instance(pid).register(`inst-killed-${pid}`)
+    instance(11).register("inst-running")
+    expect(rows()).toBe(4)
+    instance(12, { dead: [20, 21] }).register("inst-new")
+    expect(rows()).toBe(3)
+    instance(11, { dead: [22] }).touch("inst-running")
+    expect(rows()).toBe(2)
+    // Its own row stays whatever its view of its own pid says.
+    instance(12, { dead: [11, 12] }).register("inst-new")
+    expect(instance(13).live().map((live) => live.pid)).toEqual([12])
+  })
+
   it("drops a registration from an earlier boot of this machine, whatever its process id", () => {
     // Linux names a boot by its boot id; elsewhere by the host name and the boot time.
     for (const [earlier, now] of [

@@ -37,7 +37,9 @@ import { hasExtensionInputs, prepareWorkspace } from "./workspace.js"
 import { renderWorkspaceDiff, writeWorkspaceDiff } from "./workspace-diff.js"
 import { chooseVariant } from "../helpers/variants.js"
 import { unknownModel } from "../helpers/model-check.js"
-import { dropSnapshot, restoreSnapshot, takeSnapshot } from "./run-snapshot.js"
+import { dropSnapshot, restoreSnapshot, sweepSnapshotLeftovers, takeSnapshot } from "./run-snapshot.js"
+import { processExists } from "../../store/lease-owner.js"
+import { sweepTemporaries } from "../../util/regular-file.js"
 import { removeSymlinks } from "./symlinks.js"
 import type { WorkspaceExtension } from "./workspace-extension.js"
 import { UnsettledOutcomes } from "../unsettled.js"
@@ -213,9 +215,14 @@ export class Phase2 {
     }
 
     try {
+      // What killed processes left (a temporary never renamed, a copy half built or half removed)
+      // is no one's any more: whoever consolidates next removes it. File times are real time.
+      const leftovers = [...sweepSnapshotLeftovers(memoryRoot, processExists, Date.now()), ...sweepTemporaries(memoryRoot, processExists, Date.now())]
+      if (leftovers.length) diagnostics.report("info", "phase2", `removed ${leftovers.length} leftover(s) of writes whose process died: ${leftovers.slice(0, 10).join(", ")}`)
       // A copy left by a run that stopped midway (a crash, a window closed) goes back first.
       // (Files are replaced by rename: the read path and the tools see the change by file identity.)
-      if (restoreSnapshot(memoryRoot)) diagnostics.report("warn", "phase2", "put the memory folder back as it was before a consolidation that stopped midway")
+      const partial = () => diagnostics.report("warn", "phase2", "dropped a copy of the memory folder that was cut short (no completeness marker); the folder is left as it is")
+      if (restoreSnapshot(memoryRoot, partial)) diagnostics.report("warn", "phase2", "put the memory folder back as it was before a consolidation that stopped midway")
       // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown. Every session
       // queued for forgetting up to now has no record left to choose (settled when the run finishes).
       const selectedAt = now()

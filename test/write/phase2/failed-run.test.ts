@@ -20,7 +20,7 @@ import { RateLimitBreaker } from "../../../src/write/helpers/breaker.js"
 import { loadConsolidationTemplates } from "../../../src/write/phase2/consolidate-prompt.js"
 import { v1Consolidation, v2Consolidation } from "../../../src/write/phase2/consolidation-strategy.js"
 import { Phase2 } from "../../../src/write/phase2/phase2.js"
-import { restoreSnapshot, snapshotDir, snapshotFile, takeSnapshot } from "../../../src/write/phase2/run-snapshot.js"
+import { hasWholeSnapshot, restoreSnapshot, snapshotDir, snapshotFile, takeSnapshot } from "../../../src/write/phase2/run-snapshot.js"
 import { checkV1Summary } from "../../../src/write/phase2/workspace.js"
 import { FakeHost } from "../../fakes/host.js"
 
@@ -189,7 +189,7 @@ describe("a consolidation that does not succeed changes nothing", () => {
       isHelperSession: () => false,
       onRefuse: () => undefined,
       accepts: checkV1Summary,
-      fallbackFile: snapshotFile(root, "memory_summary.md"),
+      pendingCopy: { summaryFile: snapshotFile(root, "memory_summary.md"), whole: () => hasWholeSnapshot(root) },
     })
     expect(read.blockFor({ sessionID: "ses_chat", system: [] })).toContain("deploys use make ship")
 
@@ -260,7 +260,7 @@ describe("the read path", () => {
       isHelperSession: () => false,
       onRefuse: () => undefined,
       accepts,
-      fallbackFile: snapshotFile(root, "memory_summary.md"),
+      pendingCopy: { summaryFile: snapshotFile(root, "memory_summary.md"), whole: () => hasWholeSnapshot(root) },
     })
   const call = { sessionID: "ses_chat", system: [] }
 
