@@ -53,13 +53,13 @@ describe("truncate_middle_with_token_budget (utils/string)", () => {
     expect(cut("😀😀😀😀😀", bothSides(8))).toEqual({ head: "😀😀", tokens: 1, tail: "😀😀" })
   })
 
-  it("gives the tail the bytes the head loses at a character boundary, where Codex drops them", () => {
-    // split_string_respects_utf8_boundaries, "😀😀😀😀😀" at 7 + 7 bytes: Codex keeps ("😀", "😀")
-    // and its marker says 2 tokens (the 6 bytes over budget). The head stops at 4 bytes here too;
-    // the 3 bytes it could not use go to the tail, which then holds two emoji (12 of 14 bytes,
-    // within budget), and the marker counts the 8 bytes actually removed: 2 tokens (Codex's
-    // count is the excess over budget, so it says 2 for the 12 bytes it removes).
-    expect(cut("😀😀😀😀😀", bothSides(7))).toEqual({ head: "😀", tokens: 2, tail: "😀😀" })
+  it("caps each side at half the budget, dropping what a character boundary leaves unused", () => {
+    // split_string_respects_utf8_boundaries, "😀😀😀😀😀" at 7 + 7 bytes: ("😀", "😀"), and the
+    // marker counts the 6 bytes over budget, 2 tokens.
+    expect(cut("😀😀😀😀😀", bothSides(7))).toEqual({ head: "😀", tokens: 2, tail: "😀" })
+    // truncate_middle_bytes_handles_utf8_content, Bytes(20): the tail keeps its 10 bytes
+    // ("with text\n"), not the 12 the head's two emoji left over.
+    expect(cut("😀😀😀😀😀😀😀😀😀😀\nsecond line with text\n", 5)).toEqual({ head: "😀😀", tokens: 11, tail: "with text\n" })
   })
 
   it("puts its marker on a line of its own", () => {
