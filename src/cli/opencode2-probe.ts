@@ -57,7 +57,7 @@ export async function probeOpencode2(binary: string, env: Readonly<Record<string
     const url = `http://127.0.0.1:${port}`
     const deadline = Date.now() + READY_TIMEOUT_MS
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`\`${binary} serve\` exited (${child.exitCode}): ${stderr.trim().split("\n").pop() ?? ""}`)
+      if (child.exitCode !== null) throw new Error(`\`${binary} serve\` exited (${child.exitCode}): ${stderr.trim().split("\n").pop() || "it printed nothing"}`)
       if (await get(url, password, "/api/info", cwd).then(() => true, () => false)) break
       if (Date.now() > deadline) throw new Error(`\`${binary} serve\` did not answer within ${READY_TIMEOUT_MS / 1000} s`)
       await sleep(200)

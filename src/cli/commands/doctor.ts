@@ -17,6 +17,7 @@ import { locateHome, type HomeTarget } from "../home.js"
 import { parseOptions } from "../../options.js"
 import { pluginEntry } from "../opencode-config.js"
 import { probeOpencode2, type Opencode2Probe } from "../opencode2-probe.js"
+import { errorReason, probeFailure, type ProbeRun } from "../probe-failure.js"
 import { EXTRACT_AGENT } from "../../write/phase1/extraction-job.js"
 import { unknownModelMessage } from "../../write/helpers/model-check.js"
 
@@ -172,7 +173,7 @@ async function askOpencode2(binary: string, target: HomeTarget, homedir: string)
   try {
     probe = await probeOpencode2(binary, target.env, homedir)
   } catch (error) {
-    return [{ name, ok: false, detail: `could not ask OpenCode 2: ${(error as Error).message}`, fix: `run \`${binary} serve --print-logs\` yourself to see why; pass --opencode PATH for another binary` }]
+    return [{ name, ok: false, detail: `could not ask OpenCode 2: ${errorReason(error)}`, fix: `run \`${binary} serve --print-logs\` yourself to see why; pass --opencode PATH for another binary` }]
   }
   const checks: Check[] = []
   const asked = probe.source === "service" ? "the running OpenCode service" : "a private OpenCode started for this check"
@@ -249,12 +250,21 @@ function helperAgents(target: HomeTarget, packageDir: string): Check {
 const PROBE_TIMEOUT_MS = 60_000
 
 /** Runs OpenCode headless in an empty folder (no project config), with the user's environment. */
-function probe(binary: string, target: HomeTarget, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string; error?: Error }> {
+function probe(binary: string, target: HomeTarget, args: readonly string[]): Promise<ProbeRun> {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-doctor-"))
   return new Promise((resolve) => {
     execFile(binary, [...args], { cwd, encoding: "utf8", timeout: PROBE_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...target.env } as NodeJS.ProcessEnv }, (error, stdout, stderr) => {
       fs.rmSync(cwd, { recursive: true, force: true })
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr, ...(error && typeof error.code !== "number" ? { error } : {}) })
+      const failed = error as (Error & { code?: unknown; killed?: boolean; signal?: NodeJS.Signals | null }) | null
+      resolve({
+        code: failed ? (typeof failed.code === "number" ? failed.code : null) : 0,
+        signal: failed?.signal ?? null,
+        stdout,
+        stderr,
+        // execFile kills the probe at its timeout and reports only "Command failed".
+        ...(failed?.killed ? { timedOutAfterMs: PROBE_TIMEOUT_MS } : {}),
+        ...(failed && typeof failed.code !== "number" ? { error: failed } : {}),
+      })
     })
   })
 }
@@ -269,7 +279,7 @@ async function pluginLoaded(binary: string, target: HomeTarget): Promise<Check[]
   if (!entry) return []
   const name = "plugin loaded by OpenCode"
   const ran = await probe(binary, target, ["debug", "agent", EXTRACT_AGENT])
-  if (ran.error) return [{ name, ok: false, detail: `could not run \`${binary} debug agent\`: ${ran.error.message}`, fix: "run the same command yourself to see why; pass --opencode PATH for another binary" }]
+  if (ran.error) return [{ name, ok: false, detail: `could not run \`${binary} debug agent\`: ${probeFailure(ran)}`, fix: "run the same command yourself to see why; pass --opencode PATH for another binary" }]
   let agent: { name?: unknown } | undefined
   try {
     agent = JSON.parse(ran.stdout) as { name?: unknown }
@@ -277,12 +287,11 @@ async function pluginLoaded(binary: string, target: HomeTarget): Promise<Check[]
     agent = undefined
   }
   if (agent?.name === EXTRACT_AGENT) return [{ name, ok: true, detail: `${entry.spec}: OpenCode registers its helper agents` }]
-  const said = (ran.stdout.trim() || ran.stderr.trim()).split("\n")[0]?.slice(0, 200) ?? ""
   return [
     {
       name,
       ok: false,
-      detail: `OpenCode started without it: its helper agent ${EXTRACT_AGENT} is missing (${said || `exit ${ran.code}`})`,
+      detail: `OpenCode started without it: its helper agent ${EXTRACT_AGENT} is missing (${probeFailure(ran)})`,
       fix: `OpenCode could not install or import ${JSON.stringify(entry.spec)} and logs nothing about it: check that this package and version exist (\`npm view ${entry.spec.startsWith("file:") ? "opencode-codex-memory" : entry.spec}\`) or that the file:// path points at an installed copy's entry, then run doctor again`,
     },
   ]
@@ -301,7 +310,7 @@ async function helperModels(binary: string, target: HomeTarget): Promise<Check[]
   if (wanted.length === 0) return []
   const name = "helper models"
   const ran = await probe(binary, target, ["models"])
-  if (ran.error || ran.code !== 0) return [{ name, ok: false, detail: `could not run \`${binary} models\`: ${ran.error?.message ?? (ran.stderr.trim().split("\n")[0] || `exit ${ran.code}`)}`, fix: "run `opencode models` yourself to see why" }]
+  if (ran.error || ran.code !== 0) return [{ name, ok: false, detail: `could not run \`${binary} models\`: ${probeFailure(ran)}`, fix: "run `opencode models` yourself to see why" }]
   const offered = ran.stdout.split("\n").map((line) => line.trim()).filter((line) => /^[^\s/]+\/\S+$/.test(line))
   const problems = wanted.flatMap((w) => {
     const option = options[w.option as "extract_model" | "consolidation_model"] ? w.option : `OpenCode's ${w.fallback} (used while ${w.option} is not set)`
