@@ -313,13 +313,17 @@ export class VersionPipeline {
     const phase2 = this.tables?.phase2
     if (!phase2) return undefined
     const { options, now } = this.deps
-    const root = this.paths.memoryRoot
+    // Committed memory only: an unfinished run's output is not what the next run starts from.
+    const root = this.readableRoot()
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-pending-"))
     try {
       if (fs.existsSync(root)) fs.cpSync(root, scratch, { recursive: true, filter: (source) => !fs.lstatSync(source).isSymbolicLink() })
+      const { ensureBaseline, workspaceDiff, workspaceStatus } = await import("../write/phase2/git-baseline.js")
+      // A home that was reset or imported, or never consolidated, has no baseline yet: the next
+      // run commits the folder as it stands before it syncs the inputs, and so does this preview.
+      await ensureBaseline(scratch, now)
       const inputs = phase2.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
       await this.deps.spec.consolidation.syncInputs(scratch, inputs, now)
-      const { workspaceDiff, workspaceStatus } = await import("../write/phase2/git-baseline.js")
       const changes = await workspaceStatus(scratch)
       return { changes, text: renderWorkspaceDiff(changes, await workspaceDiff(scratch, changes)) }
     } finally {

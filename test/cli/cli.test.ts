@@ -328,6 +328,10 @@ exit 1
     const ran = await inHome("reset", "--yes")
     expect(ran).toMatchObject({ code: 0, json: { reset: true } })
     expect(fs.existsSync(path.join(home, "memories", "MEMORY.md"))).toBe(false)
+    // A reset home has no baseline; the preview commits the folder first, as the next run would.
+    const pending = await inHome("diff", "--pending")
+    expect(pending.code).toBe(0)
+    expect((pending.json.pending as { changes: Array<{ path: string }> }).changes.map((c) => c.path)).toEqual(["raw_memories.md"])
   })
 })
 
@@ -345,6 +349,9 @@ describe("carrying memory to another machine", () => {
     expect(await cli("import", file, "--home", other)).toMatchObject({ code: 0 })
     expect(fs.readFileSync(path.join(other, "memories", "MEMORY.md"), "utf8")).toContain("make ship")
     expect((await cli("recall", "ses_alpha", "--home", other)).code).toBe(0)
+    const pending = await cli("diff", "--pending", "--home", other)
+    expect(pending.code).toBe(0)
+    expect((pending.json.pending as { changes: Array<{ path: string }> }).changes.map((c) => c.path)).toContain("raw_memories.md")
 
     expect(await cli("import", file, "--home", other)).toMatchObject({ code: 1, json: { error: { code: "home_not_empty" } } })
     expect(await cli("import", file, "--home", other, "--replace")).toMatchObject({ code: 0 })
