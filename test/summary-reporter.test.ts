@@ -32,13 +32,19 @@ function runFixture(fixture: string, env: Record<string, string> = {}): Promise<
     env: { ...base, CI: "", UPDATE_GOLDEN: "", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   })
+  // The closing line is the last of stdout. vitest writes its failure report to stderr, and two
+  // pipes read here have no order between them, so the last line of both together is not a check.
+  let stdout = ""
   let output = ""
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString()
+    output += chunk.toString()
+  })
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
   return new Promise((resolve, reject) => {
     child.on("error", reject)
     child.on("close", (code) => {
-      const lines = output.trimEnd().split("\n")
+      const lines = stdout.trimEnd().split("\n")
       resolve({ code, lastLine: lines[lines.length - 1] ?? "", output })
     })
   })
