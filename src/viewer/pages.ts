@@ -88,9 +88,11 @@ export function markdownPage(ctx: PageContext, title: string, current: string, f
   return layout(title, ctx, current, [aside, body])
 }
 
-export function skillsList(ctx: PageContext, skills: readonly string[]): Raw {
+/** Skills by the name shown; `skill`, the folder to link, only where that name may be in a URL. */
+export function skillsList(ctx: PageContext, skills: ReadonlyArray<{ label: string; skill?: string }>): Raw {
   if (!skills.length) return html``
-  return html`<nav class="skills" aria-label="Skills"><h2>Skills</h2><ul>${skills.map((name) => html`<li><a href="/memory${query({ version: ctx.version, skill: name })}">${name}</a></li>`)}</ul></nav>`
+  const item = (s: { label: string; skill?: string }) => (s.skill === undefined ? html`<li>${s.label} <small>(not linked: its folder name looks like a secret)</small></li>` : html`<li><a href="/memory${query({ version: ctx.version, skill: s.skill })}">${s.label}</a></li>`)
+  return html`<nav class="skills" aria-label="Skills"><h2>Skills</h2><ul>${skills.map(item)}</ul></nav>`
 }
 
 interface SessionJson {

@@ -2,7 +2,10 @@
 // viewers have shipped with:
 //   - it listens on 127.0.0.1 only, on a port the system picks (server.ts);
 //   - every request carries the run's random token: in the URL the command printed, then in a
-//     cookie that is HttpOnly and SameSite=Strict, so no other site's page can send it;
+//     cookie that is HttpOnly and SameSite=Strict, so no other site's page can send it; its name
+//     carries the port, since a browser keeps cookies per host, not per port: a second viewer (or
+//     anything on another 127.0.0.1 port) neither overwrites it nor is handed it as its own;
+//   - the hand-off's redirect is a path of this origin, however many slashes the request began with;
 //   - the Host header must name the address it serves (a DNS-rebinding page's requests carry the
 //     attacker's host name), and an Origin, when sent, must be that address too;
 //   - a write (POST) must come from one of its own pages (Origin or Sec-Fetch-Site say so) and
@@ -12,7 +15,10 @@
 //     and is never cached.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
-export const COOKIE = "ocm_viewer"
+/** The cookie's name for the viewer on `port`. */
+export function cookieName(port: number | string): string {
+  return `ocm_viewer_${port}`
+}
 /** How long a preview's action token stays usable. */
 const ACTION_TTL_MS = 10 * 60_000
 /** Tokens kept at once; older ones are dropped (their previews must be opened again). */
@@ -48,11 +54,16 @@ export class ViewerSecurity {
   private readonly actionKey = randomBytes(32)
   private readonly issued = new Map<string, { binding: string; expires: number }>()
 
+  /** This run's cookie: one per port. */
+  readonly cookie: string
+
   constructor(
     /** The address served, `127.0.0.1:<port>`. */
     private readonly authority: string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.cookie = cookieName(authority.slice(authority.lastIndexOf(":") + 1))
+  }
 
   get origin(): string {
     return `http://${this.authority}`
@@ -72,15 +83,26 @@ export class ViewerSecurity {
       if (request.origin === undefined) return { ok: false, status: 403, reason: "a change must come from one of the viewer's own pages" }
       if (request.secFetchSite !== undefined && request.secFetchSite !== "same-origin") return { ok: false, status: 403, reason: "cross-site changes are refused" }
     }
-    if (this.matches(cookieValue(request.cookie, COOKIE))) return { ok: true }
+    // The printed address is handed off even when the cookie is already there (a second tab of
+    // the same address): the token leaves the address bar either way.
     const offered = request.url.searchParams.get("token")
     if (!write && this.matches(offered ?? undefined)) {
       // Into a cookie, and out of the address bar (and of any history or screenshot of it).
       const clean = new URL(request.url.href)
       clean.searchParams.delete("token")
-      return { ok: true, setCookie: `${COOKIE}=${this.token}; HttpOnly; SameSite=Strict; Path=/`, redirect: `${clean.pathname}${clean.search}` }
+      return { ok: true, setCookie: `${this.cookie}=${this.token}; HttpOnly; SameSite=Strict; Path=/`, redirect: this.samePath(clean) }
     }
+    if (this.matches(cookieValue(request.cookie, this.cookie))) return { ok: true }
     return { ok: false, status: 401, reason: "open the address the `ui` command printed (it carries this run's token)" }
+  }
+
+  /**
+   * Where the hand-off sends the browser: always a path of this origin. `//host/x` (and `///`,
+   * `/.//`, `/\`) would be read by the browser as another host, cookie set and all.
+   */
+  private samePath(url: URL): string {
+    const location = `${url.pathname.replace(/^[/\\]+/, "/")}${url.search}`
+    return new URL(location, this.origin).origin === this.origin ? location : "/"
   }
 
   /** A one-time token for one change, bound to what its preview showed (`state`). */

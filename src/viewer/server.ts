@@ -3,10 +3,13 @@
 // and renders the answer (pages.ts). Every request passes security.ts first; nothing is served
 // from a path the request names except the memory folder's own Markdown, through the memory
 // backend's path rules (relative only, no "..", no symlink, no dot-file), and no database file.
+// Every string a page shows of memory or the databases (text, titles, names, paths) goes through
+// the redactor first (`shown`): the plugin writes them redacted, but a hand edit may not be.
 import fs from "node:fs"
-import type { AddressInfo } from "node:net"
+import http from "node:http"
+import type { AddressInfo, Socket } from "node:net"
 import path from "node:path"
-import { serve, type ServerType } from "@hono/node-server"
+import { getRequestListener } from "@hono/node-server"
 import { Hono, type Context } from "hono"
 import { MemoryError } from "../backend/errors.js"
 import { listNotes } from "../backend/notes.js"
@@ -22,7 +25,7 @@ import { statusCommand } from "../cli/commands/status.js"
 import { CliError } from "../cli/errors.js"
 import { withHome, type CliEnv } from "../cli/home.js"
 import { READ_PATH } from "../constants.js"
-import { redactText } from "../redact/redact.js"
+import { redactDeep, redactText } from "../redact/redact.js"
 import { packageRoot } from "../util/package-root.js"
 import { html, query, type Part } from "./html.js"
 import { markdownRenderer } from "./markdown.js"
@@ -46,8 +49,17 @@ export interface RunningViewer {
 
 /** Largest memory file a page renders; the tools page through larger ones. */
 const MAX_PAGE_BYTES = 2 * 1024 * 1024
-const SESSION_ID = /^[A-Za-z0-9_#-]{1,160}$/
+// Never starting with "-": an id reaches the CLI's parser (after "--" too, but a flag-like id is no id).
+const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9_#-]{0,159}$/
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+/** Deep enough for every answer a page renders (status nests five levels). */
+const SHOWN_DEPTH = 16
+
+/** What a page may show of a value from memory or the databases: every string in it redacted. */
+function shown<T>(value: T): T {
+  return redactDeep(value, SHOWN_DEPTH) as T
+}
 
 export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
   const markdown = markdownRenderer()
@@ -58,7 +70,8 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
 
   /** A command of the CLI, run in this process: its answer (JSON, and the text `--text` prints). */
   const run = (async (command: Command, argv: readonly string[]) => {
-    const args = parseCommand([...argv, ...homeArgs], command.flags, { ...command.positionals, usage: command.usage })
+    // --home first: user text after a "--" in argv must not be read as flags, nor hide this one.
+    const args = parseCommand([...homeArgs, ...argv], command.flags, { ...command.positionals, usage: command.usage })
     return command.run({ cli: options.cli, args, readInput: async () => Promise.reject(new CliError("usage", "the viewer reads no input")) })
   }) satisfies RunResult
   /** Its JSON answer alone. */
@@ -94,13 +107,13 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
 
   app.get("/assets/viewer.css", (c) => c.body(css, 200, { "Content-Type": "text/css; charset=utf-8" }))
 
-  app.get("/", async (c) => page(c, pages.overviewPage(ctxOf(c), await json(statusCommand, []), READ_PATH.SUMMARY_TOKEN_LIMIT)))
+  app.get("/", async (c) => page(c, pages.overviewPage(ctxOf(c), shown(await json(statusCommand, [])), READ_PATH.SUMMARY_TOKEN_LIMIT)))
 
   app.get("/summary", async (c) => {
     const ctx = ctxOf(c)
     const view = await json<{ injected: boolean; block: string | null; summary_file: string }>(viewCommand, ["--version", ctx.version])
     const status = await json<{ report: { versions: Array<{ version: string; summary?: { bytes: number; estimatedTokens: number; capped: boolean } }> } }>(statusCommand, [])
-    return page(c, pages.summaryPage(ctx, { ...view, block: view.block === null ? null : redactText(view.block) }, status.report.versions.find((v) => v.version === ctx.version)?.summary, READ_PATH.SUMMARY_TOKEN_LIMIT))
+    return page(c, pages.summaryPage(ctx, shown(view), status.report.versions.find((v) => v.version === ctx.version)?.summary, READ_PATH.SUMMARY_TOKEN_LIMIT))
   })
 
   app.get("/memory", async (c) => {
@@ -110,41 +123,45 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
       // Memory as it stands: while a consolidation is unfinished, its copy of the folder, never its output.
       const root = home.memory.pipeline(ctx.version).readableRoot()
       const skills = listSkills(root)
-      if (skill !== undefined) {
-        if (!SKILL_NAME.test(skill) || !skills.includes(skill)) return page(c, pages.errorPage(ctx, 404, `no skill ${JSON.stringify(skill)}`), 404)
-        const file = `skills/${skill}/SKILL.md`
-        return page(c, pages.markdownPage(ctx, `Skill: ${skill}`, "/memory", file, readMemoryFile(root, file), pages.skillsList(ctx, skills)))
+      // A folder named like a secret is listed by its redacted name, without a link that would carry it.
+      const aside = pages.skillsList(ctx, skills.map((name) => ({ label: redactText(name), ...(redactText(name) === name ? { skill: name } : {}) })))
+      const show = (title: string, file: string) => {
+        const read = readMemoryFile(root, file)
+        if ("refused" in read) return page(c, pages.errorPage(ctx, 404, shown(read.refused)), 404)
+        return page(c, pages.markdownPage(ctx, shown(title), "/memory", shown(file), read.text, aside))
       }
-      const file = ctx.version === "v1" ? "MEMORY.md" : "memory_summary.md"
-      const title = ctx.version === "v1" ? "Handbook (MEMORY.md)" : "Recap (V2 keeps no handbook)"
-      return page(c, pages.markdownPage(ctx, title, "/memory", file, readMemoryFile(root, file), pages.skillsList(ctx, skills)))
+      if (skill !== undefined) {
+        if (!SKILL_NAME.test(skill) || !skills.includes(skill)) return page(c, pages.errorPage(ctx, 404, shown(`no skill ${JSON.stringify(skill)}`)), 404)
+        return show(`Skill: ${skill}`, `skills/${skill}/SKILL.md`)
+      }
+      return show(ctx.version === "v1" ? "Handbook (MEMORY.md)" : "Recap (V2 keeps no handbook)", ctx.version === "v1" ? "MEMORY.md" : "memory_summary.md")
     })
   })
 
   app.get("/sessions", async (c) => {
     const ctx = ctxOf(c)
-    return page(c, pages.sessionsPage(ctx, await json(sessionsCommand, ["--version", ctx.version, "--limit", "1000"])))
+    return page(c, pages.sessionsPage(ctx, shown(await json(sessionsCommand, ["--version", ctx.version, "--limit", "1000"]))))
   })
 
   app.get("/session", async (c) => {
     const ctx = ctxOf(c)
     const id = c.req.query("id") ?? ""
-    if (!SESSION_ID.test(id)) return page(c, pages.errorPage(ctx, 404, "no such session"), 404)
-    return page(c, pages.sessionPage(ctx, await json(recallCommand, [id])))
+    if (!SESSION_ID.test(id)) return page(c, pages.errorPage(ctx, 400, notSessionId(id)), 400)
+    return page(c, pages.sessionPage(ctx, shown(await json(recallCommand, ["--", id]))))
   })
 
   app.get("/history", async (c) => {
     const ctx = ctxOf(c)
     const reviews = await withHome(options.cli, options.home, async (home) => home.memory.catalog.reviews?.list(20, ctx.version) ?? [])
-    return page(c, pages.historyPage(ctx, reviews))
+    return page(c, pages.historyPage(ctx, shown(reviews)))
   })
 
   app.get("/cost", async (c) => {
     const status = await json<{ report: { spend?: { byDay: Array<{ day: string; phase: string; tokens: number; cost: number; sessions: number }> } } }>(statusCommand, [])
-    return page(c, pages.costPage(ctxOf(c), status.report.spend?.byDay ?? []))
+    return page(c, pages.costPage(ctxOf(c), shown(status.report.spend?.byDay ?? [])))
   })
 
-  app.get("/jobs", async (c) => page(c, pages.jobsPage(ctxOf(c), await json(statusCommand, []))))
+  app.get("/jobs", async (c) => page(c, pages.jobsPage(ctxOf(c), shown(await json(statusCommand, [])))))
 
   app.get("/search", async (c) => {
     const ctx = ctxOf(c)
@@ -152,8 +169,9 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     const mode = ["ranked", "any", "all_on_same_line", "all_within_lines"].includes(c.req.query("mode") ?? "") ? c.req.query("mode")! : "ranked"
     if (!q.trim()) return page(c, pages.searchPage(ctx, { q, mode }))
     try {
-      const argv = [q, "--mode", mode, "--version", ctx.version, ...(mode === "all_within_lines" ? ["--lines", "3"] : [])]
-      const answer = await json<{ matches: Array<{ path: string; line: number; end_line: number; text: string; score?: number; record?: { session_id: string; field: string } }>; unconsolidated?: Array<{ session_id: string; field: string; line: number; text: string }> }>(searchCommand, argv)
+      // The query last, after "--": `-rf` or `--help` is text to search for, not a flag.
+      const argv = ["--mode", mode, "--version", ctx.version, ...(mode === "all_within_lines" ? ["--lines", "3"] : []), "--", q]
+      const answer = shown(await json<{ matches: Array<{ path: string; line: number; end_line: number; text: string; score?: number; record?: { session_id: string; field: string } }>; unconsolidated?: Array<{ session_id: string; field: string; line: number; text: string }> }>(searchCommand, argv))
       const results = [
         ...answer.matches.map((m) =>
           m.record
@@ -162,9 +180,9 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
         ),
         ...(answer.unconsolidated ?? []).map((m) => ({ where: `record of ${m.session_id} (not consolidated yet), ${m.field}:${m.line}`, href: `/session${query({ version: ctx.version, id: m.session_id })}`, text: m.text })),
       ]
-      return page(c, pages.searchPage(ctx, { q, mode, results: results.map((r) => ({ ...r, text: redactText(r.text) })) }))
+      return page(c, pages.searchPage(ctx, { q, mode, results }))
     } catch (error) {
-      if (error instanceof CliError) return page(c, pages.searchPage(ctx, { q, mode, error: error.message }), 400)
+      if (error instanceof CliError) return page(c, pages.searchPage(ctx, { q, mode, error: shown(error.message) }), 400)
       throw error
     }
   })
@@ -173,7 +191,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     const ctx = ctxOf(c)
     const status = await json<{ learning: { paused: boolean } }>(statusCommand, [])
     const notes = await json<{ notes: Array<{ path: string; title: string }> }>(notesCommand, ["--version", ctx.version])
-    return page(c, pages.controlsPage(ctx, { paused: status.learning.paused, notes: notes.notes }))
+    return page(c, pages.controlsPage(ctx, { paused: status.learning.paused, notes: shown(notes.notes) }))
   })
 
   // ---- Changes: a preview whose form carries a one-time token bound to what it showed. --------
@@ -187,7 +205,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     if ("error" in params) return page(c, pages.errorPage(ctx, 400, params.error), 400)
     const state = await action.state(params.values, ctx.version)
     const token = holder.security!.issueAction(`${c.req.param("name")}:${JSON.stringify(params.values)}:${ctx.version}`, state.fingerprint)
-    return page(c, pages.previewPage(ctx, { title: action.title(params.values), action: c.req.param("name"), params: params.values, lines: state.lines, token, danger: action.danger ?? false }))
+    return page(c, pages.previewPage(ctx, { title: shown(action.title(params.values)), action: c.req.param("name"), params: params.values, lines: state.lines, token, danger: action.danger ?? false }))
   })
   app.post("/action/:name", async (c) => {
     const ctx = ctxOf(c)
@@ -205,9 +223,9 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     if (redeemed === "stale") return page(c, pages.donePage(pctx, "Not done", "Memory changed since this preview was shown; nothing was changed. Open the change again to see what it would do now.", false), 409)
     try {
       const message = await action.apply(params.values, version)
-      return page(c, pages.donePage(pctx, "Done", message, true))
+      return page(c, pages.donePage(pctx, "Done", shown(message), true))
     } catch (error) {
-      if (error instanceof CliError) return page(c, pages.donePage(pctx, "Not done", error.message, false), 409)
+      if (error instanceof CliError) return page(c, pages.donePage(pctx, "Not done", shown(error.message), false), 409)
       throw error
     }
   })
@@ -215,7 +233,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   app.notFound((c) => page(c, pages.errorPage(ctxOf(c), 404, "There is no such page."), 404))
   app.onError((error, c) => {
     const status = error instanceof CliError && ["no_home", "not_found"].includes(error.code) ? 404 : 500
-    return page(c, pages.errorPage(ctxOf(c), status, error instanceof CliError ? error.message : `the viewer failed: ${(error as Error).message}`), status)
+    return page(c, pages.errorPage(ctxOf(c), status, shown(error instanceof CliError ? error.message : `the viewer failed: ${(error as Error).message}`)), status)
   })
 
   const server = await listen(app, options.port ?? 0)
@@ -224,15 +242,47 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   return {
     url: holder.security.entryUrl(),
     port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        // A browser keeps its connections open; the viewer stopping ends them rather than waiting.
+        server.closeAllConnections()
+      }),
   }
 }
 
-function listen(app: Hono, port: number): Promise<ServerType> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port }, () => resolve(server))
-    server.once("error", reject)
+function listen(app: Hono, port: number): Promise<http.Server> {
+  const handle = getRequestListener(app.fetch, { hostname: "127.0.0.1" })
+  const server = http.createServer((req, res) => {
+    // Set before any answer is written, so also the adapter's own (a 400 for a request it cannot
+    // turn into a URL, a 500) carries them: writeHead merges its headers into these.
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
+    void handle(req, res)
   })
+  // What node's parser refuses (malformed, headers too large) never reaches a handler; its
+  // default answer would carry none of the headers, so this one is written whole here.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => refuseMalformed(error, socket))
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, "127.0.0.1", () => resolve(server))
+  })
+}
+
+/** The answer to a request node's HTTP parser refused, with every security header. */
+function refuseMalformed(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
+  const body = `${http.STATUS_CODES[status]}: the viewer could not read this request\n`
+  const headers = { ...SECURITY_HEADERS, "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(Buffer.byteLength(body)), Connection: "close" }
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${body}`)
+}
+
+/** Why an id is refused: said plainly, redacted like anything else a page shows. */
+function notSessionId(id: string): string {
+  return shown(`not a session id: ${JSON.stringify(id.slice(0, 200))} (ids are letters, digits, "_", "-" and "#", and start with a letter, digit or "_")`)
 }
 
 /** The link to a memory file the viewer renders, if it renders that one. */
@@ -242,16 +292,20 @@ function fileHref(version: string, file: string): string | undefined {
   return skill ? `/memory${query({ version, skill })}` : undefined
 }
 
-/** A memory file's text through the backend's path rules, or undefined when it does not exist. */
-function readMemoryFile(root: string, relative: string): string | undefined {
+/**
+ * A memory file's text through the backend's path rules (`text` undefined when it does not
+ * exist), or why the rules refused it (a symlink, say): the viewer's answer, not its failure.
+ */
+function readMemoryFile(root: string, relative: string): { text: string | undefined } | { refused: string } {
   try {
     const entry = resolveMemoryEntry(root, relative)
-    if (!entry.stat.isFile()) return undefined
-    if (entry.stat.size > MAX_PAGE_BYTES) return `(${entry.stat.size} bytes: too large to show here; search it, or open it with memory_read)`
+    if (!entry.stat.isFile()) return { text: undefined }
+    if (entry.stat.size > MAX_PAGE_BYTES) return { text: `(${entry.stat.size} bytes: too large to show here; search it, or open it with memory_read)` }
     // Memory files are written redacted, but a hand edit may have put a secret in one since.
-    return redactText(readFileNoFollow(entry.absolute, entry.relative, entry.stat).bytes.toString("utf8"))
+    return { text: redactText(readFileNoFollow(entry.absolute, entry.relative, entry.stat).bytes.toString("utf8")) }
   } catch (error) {
-    if (error instanceof MemoryError && (error.kind === "not_found" || error.kind === "unavailable")) return undefined
+    if (error instanceof MemoryError && (error.kind === "not_found" || error.kind === "unavailable")) return { text: undefined }
+    if (error instanceof MemoryError && error.kind === "invalid_path") return { refused: error.message }
     throw error
   }
 }
@@ -281,17 +335,17 @@ type RunResult = (command: Command, argv: readonly string[]) => Promise<CommandR
 type RunJson = <T>(command: Command, argv: readonly string[]) => Promise<T>
 
 function actionTable(json: RunJson, run: RunResult): Record<string, Action> {
-  const session = (input: Record<string, string>) => (SESSION_ID.test(input.session ?? "") ? { values: { session: input.session! } } : { error: "a session id is needed" })
+  const session = (input: Record<string, string>) => (SESSION_ID.test(input.session ?? "") ? { values: { session: input.session! } } : { error: input.session ? notSessionId(input.session) : "a session id is needed" })
   type Recall = { mode: string; versions: Array<{ version: string; records: Array<{ session_id: string; updated_at: string; consolidated: boolean }> }> }
   const recall = async (id: string) => {
     try {
-      return await json<Recall>(recallCommand, [id])
+      return await json<Recall>(recallCommand, ["--", id])
     } catch (error) {
       if (error instanceof CliError && error.code === "not_found") return undefined
       throw error
     }
   }
-  const held = (r: Recall | undefined) => (r ? r.versions.flatMap((v) => v.records.map((rec) => `${v.version}: record ${rec.session_id} of ${rec.updated_at}${rec.consolidated ? ", in the memory folder" : ", not consolidated yet"}`)) : [])
+  const held = (r: Recall | undefined) => (r ? shown(r).versions.flatMap((v) => v.records.map((rec) => `${v.version}: record ${rec.session_id} of ${rec.updated_at}${rec.consolidated ? ", in the memory folder" : ", not consolidated yet"}`)) : [])
   const fingerprint = (value: unknown) => JSON.stringify(value)
   /** Pause or resume: the CLI's command of that name, previewed with the pause as it is now. */
   const pauseAction = (paused: boolean): Action => ({
@@ -313,7 +367,7 @@ function actionTable(json: RunJson, run: RunResult): Record<string, Action> {
       params: session,
       async state(p) {
         const r = await recall(p.session!)
-        if (!r) return { lines: [html`Memory knows nothing of ${p.session}: there is nothing to forget.`], fingerprint: "unknown" }
+        if (!r) return { lines: [html`Memory knows nothing of ${shown(p.session)}: there is nothing to forget.`], fingerprint: "unknown" }
         const records = held(r)
         return {
           lines: [
@@ -326,7 +380,7 @@ function actionTable(json: RunJson, run: RunResult): Record<string, Action> {
       },
       async apply(p) {
         if (!(await recall(p.session!))) throw new CliError("not_found", `memory knows nothing of ${p.session}`)
-        const answer = await json<{ forgotten_from: string[]; forgetting_queued: string[] }>(forgetCommand, [p.session!])
+        const answer = await json<{ forgotten_from: string[]; forgetting_queued: string[] }>(forgetCommand, ["--", p.session!])
         return answer.forgotten_from.length ? `Forgot what was learned from ${p.session} (${answer.forgotten_from.join(", ")})${answer.forgetting_queued.length ? "; the next consolidation removes it from the memory folder" : ""}.` : `Nothing had been learned from ${p.session}.`
       },
     },
@@ -339,14 +393,14 @@ function actionTable(json: RunJson, run: RunResult): Record<string, Action> {
       },
       async state(p) {
         const r = await recall(p.session!)
-        if (!r) return { lines: [html`Memory knows nothing of ${p.session}.`], fingerprint: "unknown" }
+        if (!r) return { lines: [html`Memory knows nothing of ${shown(p.session)}.`], fingerprint: "unknown" }
         const lines: Part[] = [html`Its mode: ${r.mode} → ${p.mode}.`]
         if (p.mode === "disabled") lines.push(...held(r).map((line) => html`Deleted: ${line}.`), html`Nothing it says is learned until it is let back in.`)
         return { lines, fingerprint: fingerprint(r) }
       },
       async apply(p) {
         if (!(await recall(p.session!))) throw new CliError("not_found", `memory knows nothing of ${p.session}`)
-        const answer = await json<{ previous: string; mode: string }>(modeCommand, [p.session!, p.mode!])
+        const answer = await json<{ previous: string; mode: string }>(modeCommand, ["--", p.session!, p.mode!])
         return `${p.session}: ${answer.previous} → ${answer.mode}.`
       },
     },
@@ -359,11 +413,11 @@ function actionTable(json: RunJson, run: RunResult): Record<string, Action> {
       async state(p, version) {
         const notes = await json<{ notes: Array<{ path: string; title: string; bytes: number }> }>(notesCommand, ["--version", version])
         const note = notes.notes.find((n) => n.path === p.path)
-        if (!note) return { lines: [html`There is no note ${p.path}.`], fingerprint: "missing" }
-        return { lines: [html`Deleted: the note “${note.title}” (${note.bytes} bytes).`, html`The next consolidation of ${version} removes what only this note said.`], fingerprint: fingerprint(note) }
+        if (!note) return { lines: [html`There is no note ${shown(p.path)}.`], fingerprint: "missing" }
+        return { lines: [html`Deleted: the note “${shown(note.title)}” (${note.bytes} bytes).`, html`The next consolidation of ${version} removes what only this note said.`], fingerprint: fingerprint(note) }
       },
       async apply(p, version) {
-        await run(notesCommand, ["delete", p.path!, "--yes", "--version", version])
+        await run(notesCommand, ["delete", "--yes", "--version", version, "--", p.path!])
         return `Deleted ${p.path}; the next consolidation removes what only it said.`
       },
     },

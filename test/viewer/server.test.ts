@@ -4,6 +4,7 @@
 // changes without a fresh preview. Real HTTP on 127.0.0.1, a home built with the core's stores.
 import fs from "node:fs"
 import http from "node:http"
+import net from "node:net"
 import os from "node:os"
 import path from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -28,9 +29,9 @@ interface Answer {
 }
 
 /** One raw request: the path is sent exactly as given, and any header can be forged. */
-function request(pathname: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function request(pathname: string, options: { method?: string; headers?: Record<string, string>; body?: string; port?: number } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: viewer.port, method: options.method ?? "GET", path: pathname, headers: options.headers ?? {} }, (res) => {
+    const req = http.request({ host: "127.0.0.1", port: options.port ?? viewer.port, method: options.method ?? "GET", path: pathname, headers: options.headers ?? {} }, (res) => {
       let body = ""
       res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
     })
@@ -94,13 +95,51 @@ describe("who gets in", () => {
     const entry = await request(new URL(viewer.url).pathname + new URL(viewer.url).search)
     expect(entry.status).toBe(303)
     expect(entry.headers.location).toBe("/")
-    expect(String(entry.headers["set-cookie"])).toMatch(/^ocm_viewer=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/)
+    expect(String(entry.headers["set-cookie"])).toMatch(new RegExp(`^ocm_viewer_${viewer.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`))
+  })
+
+  it("redirects the hand-off only to a path of its own origin, however the path begins", async () => {
+    const { token } = Object.fromEntries(new URL(viewer.url).searchParams)
+    for (const probe of ["//other.example/landing", "///other.example/landing", "/.//other.example/", "/%2F/other.example/", "//other.example", "/./\\other.example/?x=1"]) {
+      const answer = await request(`${probe}${probe.includes("?") ? "&" : "?"}token=${token}`)
+      if (answer.status === 400) continue // a backslash in the path: the adapter refuses it outright
+      expect(answer.status, probe).toBe(303)
+      const location = String(answer.headers.location)
+      expect(location, probe).toMatch(/^\/(?![/\\])/)
+      expect(new URL(location, origin).origin, probe).toBe(origin)
+    }
+    expect((await request(`//other.example/landing?token=${token}&q=1`)).headers.location).toBe("/other.example/landing?q=1")
+  })
+
+  it("takes the token out of the address bar even when the cookie is already set (a second tab)", async () => {
+    const entry = await request(new URL(viewer.url).pathname + new URL(viewer.url).search, { headers: { cookie } })
+    expect(entry.status).toBe(303)
+    expect(entry.headers.location).toBe("/")
+  })
+
+  it("names its cookie after its port: a second viewer neither overwrites it nor accepts it", async () => {
+    const second = await startViewer({ cli: { env: {}, homedir: root, now: () => NOW }, home })
+    try {
+      const entry = await request(new URL(second.url).pathname + new URL(second.url).search, { port: second.port })
+      const secondCookie = String(entry.headers["set-cookie"]?.[0] ?? "").split(";")[0]!
+      expect(secondCookie.split("=")[0]).toBe(`ocm_viewer_${second.port}`)
+      expect(secondCookie.split("=")[0]).not.toBe(cookie.split("=")[0])
+      // The browser sends both to either port; each viewer reads only its own.
+      const both = `${cookie}; ${secondCookie}`
+      expect((await request("/", { headers: { cookie: both } })).status).toBe(200)
+      expect((await request("/", { port: second.port, headers: { cookie: both, host: `127.0.0.1:${second.port}` } })).status).toBe(200)
+      // The first one's token under the second one's name, and the other way round: refused.
+      expect((await request("/", { port: second.port, headers: { cookie: `ocm_viewer_${second.port}=${cookie.split("=")[1]}`, host: `127.0.0.1:${second.port}` } })).status).toBe(401)
+      expect((await request("/", { headers: { cookie: `ocm_viewer=${cookie.split("=")[1]}` } })).status).toBe(401)
+    } finally {
+      await second.close()
+    }
   })
 
   it("refuses a request without the token, or with a wrong one", async () => {
     expect((await request("/")).status).toBe(401)
     expect((await request("/?token=guess")).status).toBe(401)
-    expect((await request("/", { headers: { cookie: "ocm_viewer=guess" } })).status).toBe(401)
+    expect((await request("/", { headers: { cookie: `ocm_viewer_${viewer.port}=guess` } })).status).toBe(401)
     expect((await request("/sessions")).body).not.toContain("ses_alpha")
   })
 
@@ -258,5 +297,144 @@ describe("changes", () => {
     await post("/action/delete-note", { token: tokenIn(preview.body)!, path: note, version: "v1" })
     expect(fs.existsSync(path.join(home, "memories", note))).toBe(false)
     expect(fs.existsSync(path.join(home, "memory.db"))).toBe(true)
+  })
+})
+
+/** Bytes written as they are onto a socket, and what came back: for requests no HTTP client sends. */
+function rawRequest(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(viewer.port, "127.0.0.1", () => socket.end(bytes))
+    let answer = ""
+    socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk)).on("end", () => resolve(answer)).on("error", reject)
+  })
+}
+
+describe("the answers no page writes", () => {
+  const CSP = "Content-Security-Policy: default-src 'none'"
+
+  it("sends the security headers with the HTTP parser's own refusals (400, 431) and the adapter's 400", async () => {
+    const host = `Host: 127.0.0.1:${viewer.port}\r\n`
+    const malformed = await rawRequest("NOT HTTP AT ALL\r\n\r\n")
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 /)
+    const tooLarge = await rawRequest(`GET / HTTP/1.1\r\n${host}X-Filler: ${"a".repeat(20_000)}\r\n\r\n`)
+    expect(tooLarge).toMatch(/^HTTP\/1\.1 431 /)
+    // The adapter refuses a backslash in the path before any route sees it.
+    const backslash = await rawRequest(`GET /\\other.example/ HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)
+    expect(backslash).toMatch(/^HTTP\/1\.1 400 /)
+    for (const answer of [malformed, tooLarge, backslash]) {
+      const head = answer.split("\r\n\r\n")[0]!
+      expect(head).toContain(CSP)
+      expect(head).toMatch(/^X-Content-Type-Options: nosniff$/im)
+      expect(head).toMatch(/^X-Frame-Options: DENY$/im)
+      expect(head).toMatch(/^Cache-Control: no-store$/im)
+    }
+  })
+})
+
+describe("user text and ids are not flags", () => {
+  it("searches for text that looks like a flag", async () => {
+    for (const q of ["-rf", "--help", "--home=/", "-h"]) {
+      const answer = await get(`/search?q=${encodeURIComponent(q)}&mode=any`)
+      expect(answer.status, q).toBe(200)
+      expect(answer.body, q).not.toMatch(/Unknown option|usage:/)
+    }
+  })
+
+  it("answers a malformed session id with a 400 that says so, before the CLI sees it", async () => {
+    for (const id of ["--help", "-rf", "", "a b", "ses/x"]) {
+      const answer = await get(`/session?id=${encodeURIComponent(id)}`)
+      expect(answer.status, id).toBe(400)
+      expect(answer.body, id).toContain("not a session id")
+    }
+    expect((await get("/action/forget?session=--help")).status).toBe(400)
+    expect((await get("/action/mode?session=-rf&mode=disabled")).body).toContain("not a session id")
+    // A well-formed id memory does not know: 404.
+    expect((await get("/session?id=ses_unknown")).status).toBe(404)
+  })
+})
+
+describe("a home with secrets typed by hand into every name, and a symlink", () => {
+  // An AWS key id (the redactor's aws-access-key class) in every place a page shows a name from.
+  const SECRET = "AKIAIOSFODNN7EXAMPLE"
+  let secretRoot: string
+  let secretHome: string
+  let other: RunningViewer
+  let otherCookie: string
+  const fetchOther = async (pathname: string) => {
+    const answer = await request(pathname, { port: other.port, headers: { cookie: otherCookie, host: `127.0.0.1:${other.port}` } })
+    return answer
+  }
+
+  beforeAll(async () => {
+    secretRoot = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-viewer-secret-"))
+    // The home's own path holds one too: the overview and the summary page name it.
+    secretHome = path.join(secretRoot, SECRET, "home")
+    fs.mkdirSync(secretHome, { recursive: true })
+    const { db } = openDatabase(path.join(secretHome, "memory.db"), { now: () => NOW })
+    const jobs = new Stage1Jobs(db, () => NOW)
+    const claim = jobs.claim({ sessionId: "ses_gamma", updatedAt: NOW - 1_000 }, { workerId: "w", maxRunning: 9 })
+    if (claim.type !== "claimed") throw new Error(claim.type)
+    jobs.succeed("ses_gamma", claim.token, { rawMemory: `- key ${SECRET}`, rolloutSummary: `Learned ${SECRET}.`, slug: "s", cwd: "/p" })
+    const failed = jobs.claim({ sessionId: "ses_delta", updatedAt: NOW - 1_000 }, { workerId: "w", maxRunning: 9 })
+    if (failed.type !== "claimed") throw new Error(failed.type)
+    jobs.fail("ses_delta", failed.token, `the model said ${SECRET}`)
+    new SessionCatalog(db, () => NOW).remember([
+      { id: "ses_gamma", title: `deploy with ${SECRET}`, directory: `/src/${SECRET}/app`, project: { key: `/src/${SECRET}`, name: `proj-${SECRET}` }, createdAt: NOW - 9_000, updatedAt: NOW - 5_000 },
+    ])
+    new ConsolidationReviews(db, () => NOW).add("v1", { inputsAdded: [`rollout_summaries/${SECRET}.md`], inputsRemoved: [SECRET], notes: [`extensions/ad_hoc/notes/${SECRET}.md`], changed: [`skills/${SECRET}/SKILL.md`], sessions: 1 }, `+ ${SECRET}\n`)
+    db.close()
+    const memories = path.join(secretHome, "memories")
+    fs.mkdirSync(path.join(memories, "skills", SECRET), { recursive: true })
+    fs.writeFileSync(path.join(memories, "skills", SECRET, "SKILL.md"), "1. ship it\n")
+    fs.mkdirSync(path.join(memories, "extensions", "ad_hoc", "notes"), { recursive: true })
+    fs.writeFileSync(path.join(memories, "MEMORY.md"), "# Memory\n- ship it\n")
+    fs.writeFileSync(path.join(memories, "extensions", "ad_hoc", "notes", "2026-12-01T10-00-00-keys.md"), `# The key is ${SECRET}\n\nRotate it.\n`)
+    fs.writeFileSync(path.join(memories, "extensions", "ad_hoc", "notes", `2026-12-01T11-00-00-${SECRET}.md`), "# Named by hand\n\nA note.\n")
+    // V2's summary is a symlink out of the memory folder.
+    fs.writeFileSync(path.join(secretRoot, "outside.md"), "SECRET OUTSIDE THE HOME")
+    fs.mkdirSync(path.join(secretHome, "memories_v2"), { recursive: true })
+    fs.symlinkSync(path.join(secretRoot, "outside.md"), path.join(secretHome, "memories_v2", "memory_summary.md"))
+    other = await startViewer({ cli: { env: {}, homedir: secretRoot, now: () => NOW }, home: secretHome })
+    const entry = await request(new URL(other.url).pathname + new URL(other.url).search, { port: other.port, headers: { host: `127.0.0.1:${other.port}` } })
+    otherCookie = String(entry.headers["set-cookie"]?.[0] ?? "").split(";")[0]!
+  })
+  afterAll(async () => {
+    await other?.close()
+    fs.rmSync(secretRoot, { recursive: true, force: true })
+  })
+
+  it("shows every name, title, folder and path redacted, on every page and preview", async () => {
+    const pagesToSee = ["/", "/summary", "/memory", `/memory?skill=${SECRET}`, "/sessions", "/session?id=ses_gamma", "/session?id=ses_delta", "/history", "/cost", "/jobs", "/controls", "/search?q=key&mode=any", "/search?q=named+by+hand&mode=any", "/search?q=ship&mode=any"]
+    // The delete confirmations as /controls links them.
+    const controls = (await fetchOther("/controls")).body
+    const deletes = [...controls.matchAll(/href="(\/action\/delete-note[^"]+)"/g)].map((m) => m[1]!.replace(/&#61;/g, "=").replace(/&#38;/g, "&"))
+    expect(deletes).toHaveLength(2)
+    const previews = [...deletes, "/action/forget?session=ses_gamma", "/action/mode?session=ses_gamma&mode=disabled"]
+    const bodies: Record<string, string> = {}
+    for (const pathname of [...pagesToSee, ...pagesToSee.map((p) => `${p}${p.includes("?") ? "&" : "?"}version=v2`), ...previews]) {
+      const answer = await fetchOther(pathname)
+      expect(answer.status, pathname).toBeLessThan(500)
+      expect(answer.body, pathname).not.toContain(SECRET)
+      bodies[pathname] = answer.body
+    }
+    const marker = "[REDACTED:aws-access-key]"
+    for (const pathname of ["/", "/summary", "/memory", "/sessions", "/session?id=ses_gamma", "/jobs", "/history", "/controls"]) expect(bodies[pathname], pathname).toContain(marker)
+    // The note's hand-typed title, on /controls and in the delete confirmation.
+    expect(bodies["/controls"]).toContain(`The key is ${marker}`)
+    expect(deletes.map((href) => bodies[href]).join("\n")).toContain(`the note “The key is ${marker}”`)
+    // The skill is listed by its redacted name, with no link carrying the folder's name.
+    expect(bodies["/memory"]).toContain("not linked: its folder name looks like a secret")
+  })
+
+  it("answers a symlinked memory file with a 404 that gives the reason, and shows nothing of its target", async () => {
+    const answer = await fetchOther("/memory?version=v2")
+    expect(answer.status).toBe(404)
+    expect(answer.body).toContain("Symlinks are not followed")
+    expect(answer.body).not.toContain("SECRET OUTSIDE")
+    for (const pathname of ["/summary?version=v2", "/?version=v2", "/search?q=OUTSIDE&mode=any&version=v2"]) {
+      const page = await fetchOther(pathname)
+      expect(page.status, pathname).toBeLessThan(500)
+      expect(page.body, pathname).not.toContain("SECRET OUTSIDE")
+    }
   })
 })
