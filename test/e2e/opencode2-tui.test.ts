@@ -1,41 +1,33 @@
-// The TUI part on the real OpenCode 2.1.2, driven in a real terminal: tmux runs `opencode` (the
-// TUI, which starts the shared background service the server part runs in), keys are sent as a
-// user types them, and each screen is captured; the captures are printed in the test output and
-// kept in test-results/tui/. The slash commands and the palette entries appear, /memory-status
+// The TUI part on the real OpenCode 2.1.2, driven in a real terminal: tmux, or where there is none
+// a pseudo-terminal read by a headless xterm.js (support/terminal.ts), runs `opencode` (the TUI,
+// which starts the shared background service the server part runs in), keys are sent as a user
+// types them, and each screen is captured; the captures are printed in the test output and kept
+// in test-results/tui/. The slash commands and the palette entries appear, /memory-status
 // shows the server part's status over the RPC, and /memory-use flips the switch it shows.
-import { spawnSync } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FakeLlm } from "./support/fake-llm.js"
 import { repoRoot, waitFor } from "./support/opencode.js"
 import { createSandbox2, opencode2Binary, type Sandbox2 } from "./support/opencode2.js"
+import { startTerminal, type TestTerminal } from "./support/terminal.js"
 
 const SHOTS = path.join(repoRoot(), "test-results", "tui")
 
-function hasTmux(): boolean {
-  return spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0
-}
-
-describe("the TUI commands on the real OpenCode 2.1.2, in tmux", () => {
+describe("the TUI commands on the real OpenCode 2.1.2, in a terminal", () => {
   let llm: FakeLlm
   let sandbox: Sandbox2
-  let socket: string
+  let terminal: TestTerminal | undefined
   const shots: Record<string, string> = {}
 
-  const tmux = (...args: string[]) => {
-    const ran = spawnSync("tmux", ["-S", socket, ...args], { encoding: "utf8" })
-    if (ran.status !== 0) throw new Error(`tmux ${args.join(" ")}: ${ran.stderr}`)
-    return ran.stdout
-  }
-  const screen = () => tmux("capture-pane", "-t", "oc", "-p")
-  const keys = (...sequence: string[]) => tmux("send-keys", "-t", "oc", ...sequence)
+  const screen = () => terminal!.screen()
+  const keys = (...sequence: string[]) => terminal!.keys(...sequence)
   /** Waits for `text` on the screen and keeps that screen as `name`. */
   const shot = async (name: string, text: string | RegExp) => {
     const seen = await waitFor(() => (typeof text === "string" ? screen().includes(text) : text.test(screen())) && screen(), { timeoutMs: 30_000, intervalMs: 200, message: `"${String(text)}" never appeared on the TUI's screen`, state: screen })
     shots[name] = seen
     fs.writeFileSync(path.join(SHOTS, `${name}.txt`), seen)
-    console.log(`--- TUI screen: ${name} ---\n${seen.replace(/\s+$/gm, "").replace(/\n{3,}/g, "\n\n")}`)
+    console.log(`--- TUI screen (${terminal!.kind}): ${name} ---\n${seen.replace(/\s+$/gm, "").replace(/\n{3,}/g, "\n\n")}`)
     return seen
   }
   /** Closes the alert on the screen (its binding is Enter) and waits until it is gone. */
@@ -61,20 +53,18 @@ describe("the TUI commands on the real OpenCode 2.1.2, in tmux", () => {
   }
 
   beforeAll(async () => {
-    if (!hasTmux()) throw new Error("the TUI tests need tmux: install Debian's `tmux` package (.ci/run does)")
     fs.mkdirSync(SHOTS, { recursive: true })
     llm = await FakeLlm.start()
     sandbox = await createSandbox2({ llmUrl: llm.url })
-    socket = path.join(sandbox.root, "tmux.sock")
     const launcher = path.join(sandbox.root, "tui.sh")
     const exports = Object.entries({ ...sandbox.env, TERM: "xterm-256color" }).map(([key, value]) => `export ${key}=${JSON.stringify(value)}`)
     fs.writeFileSync(launcher, `${exports.join("\n")}\ncd ${JSON.stringify(sandbox.projectDir)}\nexec ${JSON.stringify(opencode2Binary())} 2>${JSON.stringify(path.join(sandbox.root, "tui.stderr"))}\n`, { mode: 0o755 })
-    tmux("new-session", "-d", "-s", "oc", "-x", "160", "-y", "45", launcher)
+    terminal = await startTerminal({ launcher, cols: 160, rows: 45, workDir: sandbox.root })
     await shot("start", "Ask anything")
   }, 90_000)
 
   afterAll(async () => {
-    if (socket) spawnSync("tmux", ["-S", socket, "kill-server"])
+    await terminal?.close()
     await sandbox?.cleanup()
     await llm?.close()
   })
@@ -101,6 +91,8 @@ describe("the TUI commands on the real OpenCode 2.1.2, in tmux", () => {
   it("offers the same controls in the command palette", async () => {
     keys("C-u")
     keys("C-p")
+    // Typed only once the palette is open: text that arrives with the key goes to the prompt.
+    await waitFor(() => /Commands\s+esc/.test(screen()), { timeoutMs: 15_000, intervalMs: 200, message: "the command palette did not open", state: screen })
     keys("-l", "Memory:")
     const seen = await shot("palette", "Memory: status")
     expect(seen).toContain("Memory: use memories")

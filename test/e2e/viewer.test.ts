@@ -1,13 +1,16 @@
-// The viewer in a real browser (Debian's Chromium, driven by playwright-core) over a home the real
-// OpenCode 1.18.33 learned two facts into: every page shows what it should, search finds the
-// facts, the pages work at 1280 and 390 pixels wide and with the keyboard, and forgetting a session
-// through its page removes its fact at the next consolidation of the running OpenCode. Screenshots
-// of the main pages are kept in test-results/viewer/.
+// The viewer in a real browser (a system Chromium, else the one @sparticuz/chromium ships; driven
+// by playwright-core) over a home the real OpenCode 1.18.33 learned two facts into: every page
+// shows what it should, search finds the facts, the pages work at 1280 and 390 pixels wide and with
+// the keyboard, and forgetting a session through its page removes its fact at the next
+// consolidation of the running OpenCode. The browser reaches nothing beyond 127.0.0.1, and the
+// last test asserts it tried nothing (support/browser.ts). Screenshots of the main pages are kept
+// in test-results/viewer/.
 import { spawn, type ChildProcess } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
-import { chromium, type Browser, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launchGuardedChromium, type GuardedBrowser } from "./support/browser.js"
 import { diffDrivenConsolidator } from "./support/consolidator.js"
 import { copyingExtractor } from "./support/facts.js"
 import { FakeLlm } from "./support/fake-llm.js"
@@ -21,14 +24,6 @@ const ALPHA = "FACT-ALPHA: the staging cluster is called nimbus"
 const BRAVO = "FACT-BRAVO: releases are tagged on tuesdays"
 const SHOTS = path.join(repoRoot(), "test-results", "viewer")
 
-/** Debian's Chromium (`.ci/run` installs it), or the one CHROMIUM_PATH names. */
-function chromiumPath(): string {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((file): file is string => !!file)
-  const found = candidates.find((file) => fs.existsSync(file))
-  if (!found) throw new Error("the viewer's browser tests need Chromium: install Debian's `chromium` package (.ci/run does), or set CHROMIUM_PATH")
-  return found
-}
-
 describe("the viewer in a real browser", () => {
   let llm: FakeLlm
   let sandbox: Sandbox
@@ -39,7 +34,7 @@ describe("the viewer in a real browser", () => {
   let clock = 0
   let ui: ChildProcess | undefined
   let url = ""
-  let browser: Browser
+  let browser: GuardedBrowser | undefined
   const sessions = { alpha: "", bravo: "" }
   const summary = () => (fs.existsSync(path.join(root, "memory_summary.md")) ? fs.readFileSync(path.join(root, "memory_summary.md"), "utf8") : "")
   const later = (ms: number) => {
@@ -83,10 +78,7 @@ describe("the viewer in a real browser", () => {
     let printed = ""
     ui.stderr!.on("data", (chunk: Buffer) => (printed += chunk.toString()))
     url = await waitFor(() => /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(printed)?.[0], { timeoutMs: 20_000, message: "the ui command printed no address" })
-    browser = await chromium.launch({
-      executablePath: chromiumPath(),
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    })
+    browser = await launchGuardedChromium()
   }, 240_000)
 
   afterAll(async () => {
@@ -99,7 +91,7 @@ describe("the viewer in a real browser", () => {
 
   it("shows every page with what memory holds, at 1280 and 390 pixels wide (screenshots kept)", async () => {
     for (const [width, height] of [[1280, 900], [390, 844]] as const) {
-      const page = await browser.newPage({ viewport: { width, height } })
+      const page = await browser!.newPage({ width, height })
       await page.goto(url)
       // The token went into a cookie and out of the address bar.
       expect(page.url()).toBe(`${origin()}/`)
@@ -127,7 +119,7 @@ describe("the viewer in a real browser", () => {
   })
 
   it("finds the facts with ranked and substring search", async () => {
-    const page = await browser.newPage()
+    const page = await browser!.newPage()
     await page.goto(url)
     await page.goto(`${origin()}/search`)
     await page.fill("#q", "what is the staging cluster called")
@@ -141,7 +133,7 @@ describe("the viewer in a real browser", () => {
   })
 
   it("works with the keyboard: skip link, navigation, and a search submitted with Enter", async () => {
-    const page = await browser.newPage()
+    const page = await browser!.newPage()
     await page.goto(url)
     await page.keyboard.press("Tab")
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content")
@@ -158,7 +150,7 @@ describe("the viewer in a real browser", () => {
   })
 
   it("forgets a session through its page, after a preview; the running OpenCode's next consolidation removes its fact", async () => {
-    const page = await browser.newPage()
+    const page = await browser!.newPage()
     await page.goto(url)
     await page.goto(`${origin()}/session?id=${sessions.alpha}`)
     await Promise.all([page.waitForURL(/\/action\/forget/), page.click("text=Forget what was learned from it")])
@@ -182,5 +174,11 @@ describe("the viewer in a real browser", () => {
     ui!.kill("SIGINT")
     expect(await exited).toBe(0)
     ui = undefined
+  })
+
+  it("tried no request beyond 127.0.0.1, the browser's own background traffic included", async () => {
+    // Closed first, so what it would send on the way out is counted too.
+    await browser!.closeBrowser()
+    expect(browser!.attempts(), `the ${browser!.source} Chromium tried the network`).toEqual([])
   })
 })
