@@ -23,16 +23,14 @@ export interface HostSession {
   /** Archived in the host: it still exists (never forgotten for being absent), but is not learned from. */
   archived?: boolean
   metadata?: Record<string, unknown>
-  /** The host's own identity of the session's project, when it gives one (OpenCode 2). */
+  /** The host's own identity of the session's project, when it gives one. */
   project?: HostProject
 }
 
-/** A host's own identity of a session's project (OpenCode 2's `location.project`). */
+/** A host's own identity of a session's project: OpenCode's project id (`projectID` on 1.x's and 2.x's sessions). */
 export interface HostProject {
-  /** Stable across the project's folders, as the host keys it. */
+  /** Stable across the project's folders and clones, as the host keys it; `global` is none. */
   key: string
-  /** What people call it, when the host says. */
-  name?: string
 }
 
 /**

@@ -149,6 +149,8 @@ interface RawSession {
   title?: string
   directory?: string
   parentID?: string
+  /** OpenCode's project id for the session's folder (`global` outside a repository). */
+  projectID?: string
   metadata?: Record<string, unknown>
   time?: { created?: number; updated?: number; archived?: number }
 }
@@ -173,6 +175,8 @@ function toHostSession(raw: RawSession): HostSession {
     updatedAt: raw.time?.updated ?? raw.time?.created ?? 0,
     ...(raw.time?.archived ? { archived: true } : {}),
     ...(raw.metadata ? { metadata: raw.metadata } : {}),
+    // The same id OpenCode 2 gives (both lines compute it alike), so both key a repository one way.
+    ...(typeof raw.projectID === "string" && raw.projectID ? { project: { key: raw.projectID } } : {}),
   }
 }
 

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { Memory } from "../../src/memory.js"
 import { FakeHost } from "../fakes/host.js"
+import { openCodeRemoteId } from "../write/phase1/repositories.js"
 
 const HOUR = 3_600_000
 let clock: number
@@ -66,7 +67,8 @@ describe("the session catalog", () => {
       const memory = await start({ project_names: { [path.join(work, "notes")]: "Notes" } }, { TMPDIR: path.join(work, "tmp") })
       await memory.pipeline("v1").phase1!.pass()
       const listed = rows(memory)
-      const key = `git:${path.join(app, ".git")}`
+      // No commit yet: OpenCode's id is the origin's hash.
+      const key = `host:${openCodeRemoteId("github.com/acme/app")}`
       expect([listed.ses_a, listed.ses_b, listed.ses_c, listed.ses_t].map((row) => [row!.project_key, row!.project_name])).toEqual([
         [key, "github.com/acme/app"],
         [key, "github.com/acme/app"],

@@ -1,8 +1,9 @@
 // One project however it is opened, on the real OpenCode 1.18.33: sessions in a repository's main
-// checkout, in a linked worktree of it and in a subfolder produce records with one project key,
-// named by the remote without its credentials, and the rollout summaries and the consolidator's
-// input (the workspace diff it reads through OpenCode's read tool) name that one project; a
-// session in a folder outside any repository is a project of its own. The sandbox lives in the
+// checkout, in a linked worktree of it and in a subfolder produce records with one project key
+// (OpenCode's project id, which 1.18.33 lists with each session), named by the remote without its
+// credentials, and the rollout summaries and the consolidator's input (the workspace diff it reads
+// through OpenCode's read tool) name that one project; a session in a folder outside any
+// repository is a project of its own. The sandbox lives in the
 // temp folder, which is never a project: OpenCode here gets a temp folder of its own (TMPDIR).
 import { execFileSync } from "node:child_process"
 import fs from "node:fs"
@@ -14,8 +15,11 @@ import { FakeLlm } from "./support/fake-llm.js"
 import { phase2Status, query } from "./support/memory-db.js"
 import { createSandbox, defaultPluginSpec, repoRoot, startServe, waitFor, type Sandbox, type ServeHandle } from "./support/opencode.js"
 import { ServerApi } from "./support/server-api.js"
+import { openCodeRemoteId } from "../write/phase1/repositories.js"
 
 const HOUR = 3_600_000
+// OpenCode's own project id of the repository (the hash of its origin), as 1.18.33 lists it on each session.
+const appKey = `host:${openCodeRemoteId("git.example.com/acme/app")}`
 
 function git(cwd: string, ...args: string[]): void {
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, stdio: "ignore" })
@@ -97,14 +101,14 @@ describe("one project however it is opened, on a real OpenCode", () => {
     const inRepo = [sessions.main!, sessions.worktree!, sessions.subfolder!].map((id) => byId[id])
     expect(inRepo.map((row) => row?.cwd)).toEqual([folders.main, folders.worktree, folders.subfolder])
     const keys = new Set(inRepo.map((row) => row?.project_key))
-    expect(keys).toEqual(new Set([`git:${fs.realpathSync(path.join(folders.main, ".git"))}`]))
+    expect(keys).toEqual(new Set([appKey]))
     expect(inRepo.map((row) => row?.project_name)).toEqual(Array(3).fill("git.example.com/acme/app"))
     expect(byId[sessions.loose!]).toMatchObject({ project_key: `dir:${folders.loose}`, project_name: "notes" })
     expect(JSON.stringify(byId)).not.toContain("s3cr3t-pass")
   })
 
   it("names that one project in the rollout summaries and in the diff the consolidator read", () => {
-    const key = `git:${fs.realpathSync(path.join(folders.main, ".git"))}`
+    const key = appKey
     const summaries = fs.readdirSync(path.join(root, "rollout_summaries")).map((file) => fs.readFileSync(path.join(root, "rollout_summaries", file), "utf8"))
     expect(summaries).toHaveLength(4)
     const inRepo = summaries.filter((text) => /FACT-(MAIN|WORKTREE|WEB)/.test(text))

@@ -1,7 +1,7 @@
 // The project a session's folder belongs to, stored with its record by a phase-1 pass: one key
-// for a repository's checkout, its linked worktree and its subfolders, the name in the
-// extraction prompt, and the key and name cleaned like every host string (secrets redacted,
-// `<private>` text removed). Real synthetic repositories, the in-memory host.
+// (OpenCode's project id) for a repository's checkout, its linked worktree and its subfolders,
+// the name in the extraction prompt, and the key and name cleaned like every host string (secrets
+// redacted, `<private>` text removed). Real synthetic repositories, the in-memory host.
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -18,7 +18,7 @@ import { v1Extraction } from "../../../src/write/phase1/extraction-strategy.js"
 import { Phase1 } from "../../../src/write/phase1/phase1.js"
 import { ProjectResolver } from "../../../src/write/phase1/project-identity.js"
 import { FakeHost } from "../../fakes/host.js"
-import { git, repository as makeRepository } from "./repositories.js"
+import { git, openCodeRemoteId, repository as makeRepository } from "./repositories.js"
 
 const HOUR = 3_600_000
 const templates = loadExtractionTemplates(fileURLToPath(new URL("../../../templates", import.meta.url)))
@@ -89,7 +89,8 @@ describe("records carry their project", () => {
     }
     expect(await pass()).toMatchObject({ claimed: 5 })
     const rows = records()
-    const appKey = `git:${path.join(app, ".git")}`
+    // OpenCode's id of the origin (the same on both lines), computed from git's files when the host gives none.
+    const appKey = `host:${openCodeRemoteId("github.com/acme/app")}`
     expect(rows.slice(0, 3).map((r) => [r.project_key, r.project_name, r.rollout_summary])).toEqual([
       [appKey, "github.com/acme/app", "Worked in github.com/acme/app."],
       [appKey, "github.com/acme/app", "Worked in github.com/acme/app."],
