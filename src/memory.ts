@@ -39,6 +39,7 @@ import { describeIgnoredAgentKeys } from "./write/helpers/helper-agents.js"
 import { deleteLeftoverHelpers, isHelperSession } from "./write/helpers/helper-sessions.js"
 import { sanitizeSession } from "./write/phase1/session-input.js"
 import { ProjectResolver, projectRules } from "./write/phase1/project-identity.js"
+import type { CurrentProject } from "./store/record-projects.js"
 
 /** One look-up of a session the tools or the CLI were given. */
 const SESSION_LOOKUP_TIMEOUT_MS = 10_000
@@ -567,6 +568,8 @@ export class Memory {
       // An old session stays listed once it is in the catalog; most listings never need the ids.
       let known: Set<string> | undefined
       const isKnown = (id: string) => (known ??= new Set(sessions.ids())).has(id)
+      // Each shown session's project now (null: its folder is no project), for its records to follow.
+      const current = new Map<string, CurrentProject>()
       const entries = listing.sessions
         .filter((session) => !session.parentId && !isHelperSession(session) && (session.updatedAt >= oldest || isKnown(session.id)))
         .map((session) => {
@@ -574,9 +577,17 @@ export class Memory {
           const input = shown ? sanitizeSession(session, []) : undefined
           const found = input ? this.projects.of(session.directory, session.project) : undefined
           const project = input && found ? { key: input.clean(found.key), name: input.clean(found.name) } : undefined
+          if (input) current.set(session.id, project ?? null)
           return { id: session.id, title: input?.session.title, directory: input?.session.directory, project, createdAt: session.createdAt, updatedAt: session.updatedAt }
         })
-      sessions.remember(entries)
+      // The catalog changed (always on an instance's first listing): records made under an older
+      // project rule, or before their repository had an id, move with their sessions (D26).
+      if (sessions.remember(entries) > 0) {
+        for (const pipeline of this.pipelines.values()) {
+          const moved = pipeline.followProjects(current)
+          if (moved) this.diagnostics.report("info", "projects", `${pipeline.version}: ${moved} record(s) moved to their session's project`)
+        }
+      }
     } catch (error) {
       this.diagnostics.error("session-catalog", error)
     }

@@ -21,6 +21,7 @@ import type { RedactionStage } from "../store/memory-store.js"
 import type { ReviewSummary } from "../store/reviews.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { Phase2Jobs } from "../store/phase2-jobs.js"
+import { followProjects, type CurrentProject } from "../store/record-projects.js"
 import type { SqlDatabase } from "../store/sqlite.js"
 import { SegmentCaptures } from "../store/segment-captures.js"
 import { Stage1Jobs } from "../store/stage1-jobs.js"
@@ -248,6 +249,11 @@ export class VersionPipeline {
   /** Starts a consolidation when this version writes (it decides itself whether there is work). */
   consolidate(): void {
     this.phase2?.trigger()
+  }
+
+  /** This version's records follow their sessions' projects as a listing found them (record-projects.ts); how many changed. */
+  followProjects(current: ReadonlyMap<string, CurrentProject>): number {
+    return this.tables ? followProjects(this.tables.stage1.db, current) : 0
   }
 
   /**
