@@ -1,7 +1,9 @@
 // memory_list: one folder, shallow, in byte order, paged. Dot-entries are not memory and are left
 // out; symlinks and other special files are left out too, since nothing here follows or reads them.
+// Names are shown redacted (search.ts's header): a secret in a file's name is not listed.
 import fs from "node:fs"
 import path from "node:path"
+import { redactText } from "../redact/redact.js"
 import { ioError, MemoryError } from "./errors.js"
 import type { ListEntry, ListRequest, ListResult } from "./requests.js"
 import { compareCodePoints, isHiddenName, resolveMemoryEntry, sortByCodePoints } from "./safe-path.js"
@@ -38,12 +40,12 @@ export function listMemoryFolder(root: string, request: ListRequest): ListResult
   }
   const last = page[page.length - 1]
   const more = start + page.length < visible.length && last !== undefined
-  return { path: folder.relative, entries, total: visible.length, ...(more ? { next_cursor: encodeCursor({ kind: "list", folder: folder.relative, after: last.name }) } : {}) }
+  return { path: redactText(folder.relative), entries, total: visible.length, ...(more ? { next_cursor: encodeCursor({ kind: "list", folder: folder.relative, after: last.name }) } : {}) }
 }
 
 /** The entry as it is now; undefined if it vanished or turned into something not listed. */
 function describe(folder: string, prefix: string, dirent: fs.Dirent): ListEntry | undefined {
-  const relative = prefix + dirent.name
+  const relative = redactText(prefix + dirent.name)
   if (dirent.isDirectory()) return { path: relative, type: "directory" }
   let stat: fs.Stats | undefined
   try {

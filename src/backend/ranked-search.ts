@@ -342,7 +342,8 @@ function hashOf(doc: RankedDoc): string {
 function present(row: RankedRow, terms: readonly string[]): SearchMatch {
   const lower = row.body.toLowerCase()
   const match: SearchMatch = {
-    path: row.source,
+    // The text is stored redacted; the name is redacted as every tool shows it (search.ts).
+    path: row.field === null ? redactText(row.source) : row.source,
     line: Number(row.start_line),
     end_line: Number(row.end_line),
     text: row.body,

@@ -1,10 +1,13 @@
 // memory_read: a window of lines from one file, capped in bytes so that a large file cannot flood
 // the model's context. The cut falls on a line boundary when at least one line fits, and the note
-// says where to continue.
+// says where to continue. What it returns is redacted as memory_search shows it (search.ts).
+import type fs from "node:fs"
+import { redactLines, redactText } from "../redact/redact.js"
 import { MemoryError } from "./errors.js"
 import type { ReadRequest, ReadResult } from "./requests.js"
 import { readFileNoFollow, resolveMemoryEntry } from "./safe-path.js"
 import { wholeNumber } from "./search-args.js"
+import { SEARCH_MAX_FILE_BYTES, type FileCache } from "./search-cache.js"
 import { lineStarts, lineText } from "./search-lines.js"
 
 /** The whole `content` of one read, in UTF-8 bytes. */
@@ -12,7 +15,7 @@ export const READ_MAX_BYTES = 256 * 1024
 /** Larger files are not loaded at all: decoding them would cost far more than the window shown. */
 export const READ_MAX_FILE_BYTES = 64 * 1024 * 1024
 
-export function readMemoryFile(root: string, request: ReadRequest): ReadResult {
+export function readMemoryFile(root: string, request: ReadRequest, cache?: FileCache): ReadResult {
   const offset = wholeNumber(request.line_offset, "line_offset", { min: 1, max: Number.POSITIVE_INFINITY, fallback: 1 })
   const maxLines = wholeNumber(request.max_lines, "max_lines", { min: 1, max: Number.POSITIVE_INFINITY, fallback: Number.POSITIVE_INFINITY })
   const entry = resolveMemoryEntry(root, request.path)
@@ -24,9 +27,20 @@ export function readMemoryFile(root: string, request: ReadRequest): ReadResult {
   if (entry.stat.size > READ_MAX_FILE_BYTES) {
     throw new MemoryError("io", `${label} is ${entry.stat.size} bytes, more than memory_read loads (${READ_MAX_FILE_BYTES}); use memory_search to find lines in it.`)
   }
+  return { path: redactText(entry.relative), ...selectLines(readClean(entry, cache), offset, maxLines, READ_MAX_BYTES) }
+}
+
+/**
+ * The file's text redacted with every line on its number, as memory_search matches and shows it:
+ * through the search cache when one is given (a file read again is not redacted again).
+ */
+function readClean(entry: { relative: string; absolute: string; stat: fs.Stats }, cache: FileCache | undefined): string {
+  if (cache && entry.stat.size <= SEARCH_MAX_FILE_BYTES) {
+    const clean = cache.clean(cache.load(entry.relative, entry.absolute, entry.stat))
+    if (clean?.original) return clean.original.text
+  }
   // Invalid UTF-8 becomes U+FFFD rather than an error: a stray binary file must not break reading.
-  const text = readFileNoFollow(entry.absolute, entry.relative, entry.stat).bytes.toString("utf8")
-  return { path: entry.relative, ...selectLines(text, offset, maxLines, READ_MAX_BYTES) }
+  return redactLines(readFileNoFollow(entry.absolute, entry.relative, entry.stat).bytes.toString("utf8"))
 }
 
 export type LineWindow = Omit<ReadResult, "path">

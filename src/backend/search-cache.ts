@@ -2,8 +2,11 @@
 // per file instead of one read. An entry is reused only while search-identity.ts says so, so
 // edits made outside the plugin are seen on the next query without any invalidation. Derived
 // texts (lowercased, letters-and-digits only) are built on first use and at most two are kept per
-// file; a character budget bounds the whole cache, and files read beyond it are not kept.
+// file; a character budget bounds the whole cache, and files read beyond it are not kept. Each
+// file's redacted text (redactLines: every line on its number) is built on first use too, and is
+// the same object as the text read when redaction changes nothing, as it usually does.
 import type fs from "node:fs"
+import { redactLines } from "../redact/redact.js"
 import { readFileNoFollow } from "./safe-path.js"
 import { identityOf, SETTLE_MS, stillValid, type Identity } from "./search-identity.js"
 import { lineStarts } from "./search-lines.js"
@@ -34,6 +37,8 @@ export interface CacheOptions {
 
 export class CachedFile {
   readonly derived = new Map<VariantKind, Variant>()
+  /** The file as answers may quote it (see FileCache.clean); `this` when redaction changes nothing. */
+  cleaned: CachedFile | undefined
 
   constructor(
     readonly identity: Identity,
@@ -97,6 +102,22 @@ export class FileCache {
     return variant
   }
 
+  /**
+   * The file as the tools may show it, with every secret the redactor knows replaced by its marker
+   * and every line on its number; built once per read of the file. Undefined for a file that is not
+   * searched (binary, or too large).
+   */
+  clean(file: CachedFile): CachedFile | undefined {
+    if (!file.original) return undefined
+    if (file.cleaned) return file.cleaned
+    const text = redactLines(file.original.text)
+    if (text === file.original.text) return (file.cleaned = file)
+    const clean = new CachedFile(file.identity, { text, starts: lineStarts(text) }, file.kept && this.chars + text.length <= this.maxChars)
+    if (!clean.kept) return clean
+    this.chars += text.length
+    return (file.cleaned = clean)
+  }
+
   /** Drops every entry whose path is not in `live` (files deleted or renamed since). */
   retain(live: ReadonlySet<string>): void {
     for (const relative of this.files.keys()) if (!live.has(relative)) this.forget(relative)
@@ -148,5 +169,6 @@ function lettersAndDigits(text: string): string {
 function charsOf(file: CachedFile): number {
   let chars = file.original?.text.length ?? 0
   for (const variant of file.derived.values()) if (variant !== file.original) chars += variant.text.length
+  if (file.cleaned && file.cleaned !== file) chars += charsOf(file.cleaned)
   return chars
 }

@@ -1,6 +1,7 @@
 // memory_search's matching over extracted records no consolidation has taken in yet (the CLI's
-// `search` shows them beside the folder's matches, marked as such). Pure: same plan, same modes
-// and the same line rules as the folder search, over each record's two texts.
+// `search` shows them beside the folder's matches, marked as such). Pure: same plan, same modes,
+// the same line rules and the same redaction as the folder search, over each record's two texts.
+import { redactLines } from "../redact/redact.js"
 import type { SearchRequest } from "./requests.js"
 import { planSearch } from "./search.js"
 import { transformText } from "./search-cache.js"
@@ -33,7 +34,9 @@ export function searchRecords(records: readonly PendingRecord[], request: Search
   for (const record of records) {
     if (plan.project && !projectMatches(plan.project, record.project ?? {})) continue
     for (const field of ["rollout_summary", "raw_memory"] as const) {
-      const original = field === "raw_memory" ? record.rawMemory : record.rolloutSummary
+      // Records are redacted when they are stored; redacted again here, as the folder is, so the
+      // rule does not depend on how a record came to be (search.ts's header).
+      const original = redactLines(field === "raw_memory" ? record.rawMemory : record.rolloutSummary)
       const variant = transformText(original, plan.variant)
       const originalStarts = lineStarts(original)
       for (const span of findSpans(variant, lineStarts(variant), plan.needles, plan.mode, plan.lineCount)) {

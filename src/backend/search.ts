@@ -11,7 +11,19 @@
 // query is skipped without a scan (search-filter.ts), and a scan is one indexOf pass per query
 // over the whole file. Files filtered out by name (since/until) or already paged past are not
 // stat'ed, and the scan stops once the page is full and one more match proves a next page.
+//
+// Secrets (D11, D27): lines match, and are shown, as the redactor leaves them. Matching the text as
+// written and redacting only what is shown would still answer whether a secret is there: a query
+// of its first characters, one more each time, would spell it out. So a file whose text as written
+// matches is redacted (redactLines: every line keeps its number, so lines and cursors mean what
+// they did, and memory_read shows the same lines) and its matches are those of the redacted text.
+// A file whose text as written holds no match is not redacted at all, which keeps a cold search
+// cheap (redacting 20 MB takes most of a second); the one thing that costs is that a query for a
+// marker's own words ("REDACTED", "github-token") finds only files with some match as written.
+// Paths are shown redacted too (a secret in a file's name); such a file is then not found by
+// memory_read under the name shown.
 import fs from "node:fs"
+import { redactText } from "../redact/redact.js"
 import { MemoryError } from "./errors.js"
 import type { MatchMode, SearchMatch, SearchRequest, SearchResult } from "./requests.js"
 import { compareCodePoints, resolveMemoryEntry, splitRelative } from "./safe-path.js"
@@ -124,9 +136,15 @@ export function searchMemory(root: string, caches: SearchCaches, request: Search
     scanned++
     const needles = loaded.kept ? possibleNeedles(variant, plan) : plan.needles
     if (!needles) continue
-    for (const span of findSpans(variant.text, variant.starts, needles, plan.mode, plan.lineCount)) {
+    const spans = findSpans(variant.text, variant.starts, needles, plan.mode, plan.lineCount)
+    if (spans.length === 0) continue
+    // The matches are those of the redacted text (see the header), and only a file whose text as
+    // written matches is redacted: nearly always that is the same text, and the same spans.
+    const clean = caches.files.clean(loaded)!
+    const cleanVariant = clean === loaded ? variant : caches.files.variant(clean, plan.variant)!
+    for (const span of clean === loaded ? spans : findSpans(cleanVariant.text, cleanVariant.starts, plan.needles, plan.mode, plan.lineCount)) {
       if (cursor && isPagedPast(file.relative, span.first + 1, cursor)) continue
-      found.push({ relative: file.relative, file: loaded, span })
+      found.push({ relative: file.relative, file: clean, span })
     }
   }
 
@@ -197,7 +215,7 @@ function present(item: Found, plan: SearchPlan, cut: { lines: number }): SearchM
   const shown: string[] = []
   for (let line = first; line <= last; line++) shown.push(show(line))
   return {
-    path: item.relative,
+    path: redactText(item.relative),
     line: first + 1,
     end_line: last + 1,
     text: shown.join("\n"),

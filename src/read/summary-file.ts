@@ -4,6 +4,7 @@
 // 2,500-token middle cut keeps. Invalid UTF-8 is decoded with replacement characters, never thrown.
 import fs from "node:fs"
 import { READ_PATH } from "../constants.js"
+import { redactText } from "../redact/redact.js"
 import { cutMiddleOfEnds, endBytesNeeded } from "../util/middle-cut.js"
 
 export type SummaryRead =
@@ -74,7 +75,9 @@ export class SummaryFile {
       )
     }
     if (!read.text) return ABSENT
-    return read.cut ? { kind: "present", text: read.text, cut: true } : { kind: "present", text: read.text }
+    // What the tools quote is redacted (backend/search.ts); the block quotes the summary, so it is too.
+    const text = redactText(read.text)
+    return read.cut ? { kind: "present", text, cut: true } : { kind: "present", text }
   }
 }
 

@@ -29,24 +29,33 @@ export class Edits {
   constructor(
     readonly text: string,
     private readonly counts: Record<string, number>,
+    /** Each removed span leaves its line breaks behind it, so every line stays on its number. */
+    private readonly keepLines = false,
   ) {}
 
   /** Replaces text[start, end) with the marker of `name`; calls come in increasing, disjoint order. */
   replace(start: number, end: number, name: string): void {
-    this.parts.push(this.text.slice(this.from, start), marker(name))
+    this.parts.push(this.text.slice(this.from, start), marker(name) + this.breaks(start, end))
     this.from = end
     this.counts[name] = (this.counts[name] ?? 0) + 1
   }
 
   /** Removes text[start, end) with no marker of its own (the rest of a secret a marker already stands for). */
   drop(start: number, end: number): void {
-    this.parts.push(this.text.slice(this.from, start))
+    this.parts.push(this.text.slice(this.from, start), this.breaks(start, end))
     this.from = end
   }
 
   /** Where the next replacement may start. */
   get position(): number {
     return this.from
+  }
+
+  private breaks(start: number, end: number): string {
+    if (!this.keepLines) return ""
+    let breaks = ""
+    for (let at = this.text.indexOf("\n", start); at !== -1 && at < end; at = this.text.indexOf("\n", at + 1)) breaks += "\n"
+    return breaks
   }
 
   finish(): string {

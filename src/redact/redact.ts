@@ -48,11 +48,11 @@ const PASSES: ReadonlyArray<(edits: Edits) => void> = Object.freeze([
   assignments,
 ])
 
-export function redact(text: string): Redaction {
+export function redact(text: string, options: { keepLines?: boolean } = {}): Redaction {
   const counts: Record<string, number> = {}
   let out = text
   for (const pass of PASSES) {
-    const edits = new Edits(out, counts)
+    const edits = new Edits(out, counts, options.keepLines)
     pass(edits)
     out = edits.finish()
   }
@@ -61,6 +61,15 @@ export function redact(text: string): Redaction {
 
 export function redactText(text: string): string {
   return redact(text).text
+}
+
+/**
+ * Redacted with every line on its number: a secret that spans lines (a private key block) becomes
+ * its marker followed by the line breaks it covered, so line N of the output is line N of `text`.
+ * For text quoted by line number (memory_search, memory_read).
+ */
+export function redactLines(text: string): string {
+  return redact(text, { keepLines: true }).text
 }
 
 /** Strings anywhere in a JSON-like value (log fields, error details), redacted; depth-limited. */

@@ -1,4 +1,5 @@
 // view, view --all and recall: what memory holds, as injected, as stored, and for one session.
+import { redactText } from "../../redact/redact.js"
 import type { RecordRow } from "../../store/version-store.js"
 import { intFlag } from "../args.js"
 import type { Command } from "../command.js"
@@ -73,14 +74,15 @@ export const recallCommand: Command = {
   },
 }
 
+/** A record as the commands print it: redacted again, as every answer that quotes memory is (backend/search.ts). */
 function recordJson(row: RecordRow) {
   return {
     session_id: row.session_id,
     updated_at: new Date(Number(row.source_updated_at)).toISOString(),
-    slug: row.rollout_slug,
-    cwd: row.cwd,
-    rollout_summary: row.rollout_summary,
-    raw_memory: row.raw_memory,
+    slug: row.rollout_slug === null ? null : redactText(row.rollout_slug),
+    cwd: row.cwd === null ? null : redactText(row.cwd),
+    rollout_summary: redactText(row.rollout_summary),
+    raw_memory: redactText(row.raw_memory),
     usage_count: Number(row.usage_count),
     last_usage: row.last_usage === null ? null : new Date(Number(row.last_usage)).toISOString(),
     consolidated: Number(row.selected_for_phase2) === 1,
