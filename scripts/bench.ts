@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark of the project, each judged by its checks (a ratio against a
 // baseline measured in the same run, or an absolute value beside its target; see bench/measure.ts).
 import { benchCheckpoint } from "./bench/checkpoint.js"
+import { benchCliSearch } from "./bench/cli-search.js"
 import { benchClosedLoop } from "./bench/closed-loop.js"
 import { benchEvidence } from "./bench/evidence.js"
 import { benchHelperRequests } from "./bench/helper-requests.js"
@@ -24,6 +25,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["turn-cost", benchTurnCost],
   ["search", benchSearch],
   ["ranked-search", benchRankedSearch],
+  ["cli-search", benchCliSearch],
   ["transcript", benchTranscript],
   ["transcript-memory", benchTranscriptMemory],
   ["evidence", benchEvidence],

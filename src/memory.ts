@@ -17,6 +17,7 @@ import { parseModel, parseOptions, type MemoryOptions } from "./options.js"
 import { Catalog } from "./pipeline/catalog.js"
 import { ReopenSchedule } from "./pipeline/reopen-schedule.js"
 import type { Recovery } from "./control/inspect.js"
+import type { DatabaseCheck } from "./store/database.js"
 import { loadDriver, NoSqliteDriverError, type SqlDatabase } from "./store/sqlite.js"
 import { SessionVersions } from "./pipeline/session-versions.js"
 import { VersionPipeline } from "./pipeline/version-pipeline.js"
@@ -66,6 +67,8 @@ export interface MemoryDeps {
   sessionExists?: (sessionId: string) => Promise<boolean>
   /** Opens a database file with a driver; tests wrap it to inject faults (a full disk). */
   connect?: (file: string) => SqlDatabase
+  /** What opening memory.db and each version's file checks (store/database.ts): every page by default. */
+  databaseCheck?: DatabaseCheck
   /** Finds the runtime's SQLite driver (store/sqlite.ts); tests make it find none. */
   loadDriver?: () => unknown
 }
@@ -144,7 +147,7 @@ export class Memory {
     this.packageDir = deps.packageDir ?? packageRoot()
     this.reopen = new ReopenSchedule(now)
     const connect = deps.connect ? { connect: deps.connect } : {}
-    this.catalog = new Catalog(memoryPaths(home.home, home.source, "v1").db, { now, diagnostics, host: deps.host.kind, ...connect, reopen: () => this.healStores() })
+    this.catalog = new Catalog(memoryPaths(home.home, home.source, "v1").db, { now, diagnostics, host: deps.host.kind, ...connect, ...(deps.databaseCheck ? { check: deps.databaseCheck } : {}), reopen: () => this.healStores() })
     const breaker = new RateLimitBreaker(now, (open) => this.catalog.settings?.recordBreaker({ ...open, reason: redactText(open.reason) }))
     this.externalContext = new ExternalContext(deps.host, now)
 
@@ -207,6 +210,7 @@ export class Memory {
           if (!this.disposed) await this.reconciler.fresh(signal)
         },
         ...connect,
+        ...(deps.databaseCheck ? { databaseCheck: deps.databaseCheck } : {}),
         beforePass: () => this.healStores(),
       })
       pipelines.set(version, pipeline)

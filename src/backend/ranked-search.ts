@@ -3,12 +3,18 @@
 // that is no longer in its file.
 //
 // Freshness is checked against the folder on every search, by file identity (inode, size, times,
-// search-identity.ts), at a cost that stays small on a folder of thousands of files:
+// search-identity.ts), at a cost that stays small on a folder of thousands of files, in any
+// process, the first search of a new one (a CLI call) included:
+//   - a full check lists every folder and lstats every file; what it saw is kept in the index (the
+//     sweep stamp: each folder's identity, and a digest of the rollout summaries' identities);
+//   - every other search lstats the folders the stamp names: if one changed (a file was added,
+//     removed or renamed, as the plugin writes every rollout summary), the check is a full one;
 //   - every file that is not a rollout summary (MEMORY.md, the summary, skills, notes: what the
 //     consolidator, the user and other agents edit in place) is lstat'ed every search;
-//   - the rollout summaries, which the plugin alone writes and always by rename (which changes
-//     their folder's identity), are lstat'ed when their folder changed, and at least every
-//     FULL_SWEEP_MS otherwise, which bounds how long someone's in-place edit of one goes unseen;
+//   - the rollout summaries, which the plugin alone writes and always by rename, are lstat'ed when
+//     the last full check is FULL_SWEEP_MS old, whichever process made it (unchanged against the
+//     digest, the stamp is renewed; else a full check runs), which bounds how long someone's
+//     in-place edit of one goes unseen;
 //   - every file a result comes from is lstat'ed before the result is shown: if it changed, it is
 //     read again and the search runs again, so a result is always what the file says now;
 //   - the records are compared with the version database's fingerprint of them every search.
@@ -28,7 +34,7 @@ import { planRanked } from "./ranked-query.js"
 import type { SearchMatch, SearchRequest, SearchResult } from "./requests.js"
 import { encodeRankedCursor, decodeRankedCursor, fingerprintOf } from "./search-cursor.js"
 import { identityOf, SETTLE_MS } from "./search-identity.js"
-import { FolderCache, type Candidate } from "./search-walk.js"
+import { FolderCache, type Candidate, type ListedFolder } from "./search-walk.js"
 import { resolveMemoryEntry, readFileNoFollow, splitRelative } from "./safe-path.js"
 import { nameTimestamp, parseTimeRange } from "./timestamps.js"
 
@@ -73,7 +79,8 @@ const MAX_ROUNDS = 3
 export class RankedIndex {
   private store: SearchIndexStore | undefined
   private readonly folders: FolderCache
-  private lastFullSweep = Number.NEGATIVE_INFINITY
+  /** The plugin changed the folder: the next search makes a full check whatever the stamp says. */
+  private fullCheckDue = false
   private readonly now: () => number
   private readonly settleMs: number
 
@@ -117,8 +124,7 @@ export class RankedIndex {
           rows = rows.filter((row) => !stale.includes(row.source))
           break
         }
-        const indexed = store.files()
-        for (const source of stale) this.refreshFile(store, { relative: source, absolute: this.absolute(source) }, indexed.get(source), read)
+        for (const source of stale) this.refreshFile(store, { relative: source, absolute: this.absolute(source) }, store.file(source), read)
       }
       const page = rows.slice(0, maxResults)
       const result: SearchResult = { matches: page.map((row) => present(row, plan.terms)), files_scanned: scanned, terms: plan.terms }
@@ -144,7 +150,7 @@ export class RankedIndex {
 
   /** The plugin changed the folder: the next search checks every file. */
   invalidate(): void {
-    this.lastFullSweep = Number.NEGATIVE_INFINITY
+    this.fullCheckDue = true
     this.folders.clear()
   }
 
@@ -175,40 +181,77 @@ export class RankedIndex {
 
   /** Checks the folder (see the header) and the records; reindexes what changed. Returns the files looked at. */
   private refresh(store: SearchIndexStore, full: boolean, read: Set<string>): number {
+    const looked = full || this.fullCheckDue ? undefined : this.refreshStamped(store, read)
+    const result = looked ?? this.refreshAll(store, read)
+    this.refreshRecords(store)
+    return result
+  }
+
+  /**
+   * The check a stamp allows: its folders, the files others edit in place, and the rollout
+   * summaries once the stamp is FULL_SWEEP_MS old. Undefined when it does not hold: a full check is due.
+   */
+  private refreshStamped(store: SearchIndexStore, read: Set<string>): number | undefined {
+    const stamp = parseStamp(store.sweepStamp())
+    if (!stamp) return undefined
+    // The root once: view() looks for a consolidation's copy on disk at every call.
     const root = this.root()
+    const absolute = (relative: string) => absoluteIn(root, relative)
+    for (const [relative, identity] of stamp.folders) {
+      const stat = lstatOrUndefined(absolute(relative))
+      if (!stat?.isDirectory() || identityKey(stat) !== identity) return undefined
+    }
+    // Every folder is as the stamp's check listed it, so the files are those it indexed.
+    let looked = 0
+    for (const [relative, known] of store.filesOutside(ROLLOUT_SUMMARIES)) {
+      looked++
+      this.refreshFile(store, { relative, absolute: absolute(relative) }, known, read)
+    }
+    const now = this.now()
+    if (now >= stamp.at && now - stamp.at < FULL_SWEEP_MS) return looked
+    const paths = store.pathsUnder(ROLLOUT_SUMMARIES)
+    if (digestOf(paths, (relative) => lstatOrUndefined(absolute(relative))) !== stamp.digest) return undefined
+    store.setSweepStamp(JSON.stringify({ ...stamp, at: now }))
+    return looked + paths.length
+  }
+
+  /** Lists every folder, checks every file, drops what is gone, and stamps what it saw. */
+  private refreshAll(store: SearchIndexStore, read: Set<string>): number {
+    const root = this.root()
+    const startedAt = this.now()
     const rootStat = fs.lstatSync(root, { throwIfNoEntry: false })
     const indexed = store.files()
     let files: readonly Candidate[] = []
-    let fresh = false
-    if (rootStat?.isDirectory()) ({ files, fresh } = this.folders.walk({ relative: "", absolute: root }, rootStat))
-    const now = this.now()
-    const sweep = full || fresh || now - this.lastFullSweep >= FULL_SWEEP_MS
-    if (sweep) this.lastFullSweep = now
-    let looked = 0
-    const seen = new Set<string>()
+    let folders: readonly ListedFolder[] = []
+    if (rootStat?.isDirectory()) {
+      files = this.folders.walk({ relative: "", absolute: root }, rootStat).files
+      folders = this.folders.listed("")
+    }
+    // Each file the walk names (in byte order), with the identity the index holds for it after the check.
+    const seen = new Map<string, FileIdentityRow | undefined>()
     for (const file of files) {
       if (!isIndexed(file.relative)) continue
-      seen.add(file.relative)
-      const known = indexed.get(file.relative)
-      if (!sweep && known?.settled && file.relative.startsWith(ROLLOUT_SUMMARIES)) continue
-      looked++
-      this.refreshFile(store, file, known, read)
+      seen.set(file.relative, this.refreshFile(store, file, indexed.get(file.relative), read))
     }
     // A walk of the whole folder names every file there is: what it does not name is gone.
-    if (sweep || fresh) for (const path of indexed.keys()) if (!seen.has(path)) store.replaceFile(path, undefined, [])
-    this.refreshRecords(store)
-    return looked
+    for (const path of indexed.keys()) if (!seen.has(path)) store.replaceFile(path, undefined, [])
+    this.fullCheckDue = false
+    store.setSweepStamp(stampOf(startedAt, folders, seen))
+    return seen.size
   }
 
-  /** Reads the file again unless its identity is the one indexed (and was trusted then); `read` collects what was read. */
-  private refreshFile(store: SearchIndexStore, file: Candidate, known: FileIdentityRow | undefined, readNow: Set<string>): void {
+  /**
+   * Reads the file again unless its identity is the one indexed (and was trusted then); `read`
+   * collects what was read. Returns the identity the index now holds for it, if any.
+   */
+  private refreshFile(store: SearchIndexStore, file: Candidate, known: FileIdentityRow | undefined, readNow: Set<string>): FileIdentityRow | undefined {
     const stat = fs.lstatSync(file.absolute, { throwIfNoEntry: false })
     if (!stat?.isFile()) {
       if (known) store.replaceFile(file.relative, undefined, [])
       readNow.add(file.relative)
-      return
+      return undefined
     }
-    if (known && sameFile(known, stat)) return
+    if (known && sameFile(known, stat)) return known
     readNow.add(file.relative)
     const readAt = this.now()
     let text = ""
@@ -220,11 +263,11 @@ export class RankedIndex {
         text = opened.bytes.includes(0) ? "" : opened.bytes.toString("utf8")
       } catch {
         // Gone or swapped while it was read: the next search looks again.
-        return
+        return known
       }
     }
     const identity = identityOf(read, readAt, this.settleMs)
-    store.replaceFile(file.relative, { ino: identity.ino, dev: identity.dev, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, settled: identity.settled }, fileChunks(file.relative, text, store.hashesOf(file.relative)))
+    return store.replaceFile(file.relative, { ino: identity.ino, dev: identity.dev, size: identity.size, mtimeMs: identity.mtimeMs, ctimeMs: identity.ctimeMs, settled: identity.settled }, fileChunks(file.relative, text, store.hashesOf(file.relative)))
   }
 
   private refreshRecords(store: SearchIndexStore): void {
@@ -238,17 +281,15 @@ export class RankedIndex {
   /** The files of `rows` not read during this search whose identity is not the one indexed. */
   private staleSources(store: SearchIndexStore, rows: readonly RankedRow[], read: ReadonlySet<string>): string[] {
     const sources = [...new Set(rows.filter((row) => row.field === null && !read.has(row.source)).map((row) => row.source))]
-    if (sources.length === 0) return []
-    const indexed = store.files()
     return sources.filter((source) => {
-      const known = indexed.get(source)
+      const known = store.file(source)
       const stat = fs.lstatSync(this.absolute(source), { throwIfNoEntry: false })
       return !known || !stat?.isFile() || !sameFile(known, stat)
     })
   }
 
   private absolute(relative: string): string {
-    return path.join(this.root(), ...relative.split("/"))
+    return absoluteIn(this.root(), relative)
   }
 
   private root(): string {
@@ -268,6 +309,74 @@ function untrusted(error: unknown): string | undefined {
   const message = String((error as Error)?.message ?? "")
   if (code === "SQLITE_ERROR" || /schema version \d+, newer than/.test(message)) return message || code
   return undefined
+}
+
+/** What a full check saw (see the header); kept in the index as JSON. */
+interface SweepStamp {
+  /** When the check began. */
+  at: number
+  /** Every folder it listed: relative path, then identityKey() before it was read. */
+  folders: Array<[string, string]>
+  /** digestOf() the rollout summaries, as indexed. */
+  digest: string
+}
+
+/**
+ * The stamp of a full check, or undefined when one could not vouch for the folder: no folder, one
+ * listed within the settle time, or a file left unindexed (unreadable) or a rollout summary not
+ * trusted as indexed (read within the settle time); those are checked again by every search until
+ * they settle. `seen` is in byte order, as SearchIndexStore.pathsUnder() gives the paths.
+ */
+function stampOf(at: number, folders: readonly ListedFolder[], seen: ReadonlyMap<string, FileIdentityRow | undefined>): string | undefined {
+  if (folders.length === 0 || folders.some((folder) => !folder.identity.settled)) return undefined
+  const summaries: string[] = []
+  for (const [relative, known] of seen) {
+    if (!known) return undefined
+    if (!relative.startsWith(ROLLOUT_SUMMARIES)) continue
+    if (!known.settled) return undefined
+    summaries.push(relative)
+  }
+  const stamp: SweepStamp = { at, folders: folders.map((folder) => [folder.relative, identityKey(folder.identity)]), digest: digestOf(summaries, (relative) => seen.get(relative)) }
+  return JSON.stringify(stamp)
+}
+
+function parseStamp(value: string | undefined): SweepStamp | undefined {
+  if (value === undefined) return undefined
+  try {
+    const stamp = JSON.parse(value) as SweepStamp
+    return typeof stamp.at === "number" && Array.isArray(stamp.folders) && typeof stamp.digest === "string" ? stamp : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function identityKey(identity: { ino: number; dev: number; size: number; mtimeMs: number; ctimeMs: number }): string {
+  return `${identity.ino}:${identity.dev}:${identity.size}:${identity.mtimeMs}:${identity.ctimeMs}`
+}
+
+/** One digest of the files' identities, in the order given; a file without one counts as such. */
+function digestOf(paths: readonly string[], identity: (relative: string) => { ino: number; dev: number; size: number; mtimeMs: number; ctimeMs: number } | undefined): string {
+  // One update of the whole text: an update per file costs more than the hashing.
+  let text = ""
+  for (const relative of paths) {
+    const known = identity(relative)
+    text += `${relative}\u0000${known ? identityKey(known) : "-"}\n`
+  }
+  return createHash("sha1").update(text).digest("base64url")
+}
+
+function absoluteIn(root: string, relative: string): string {
+  if (relative === "") return root
+  // Plain concatenation where the separator allows: path.join per file costs more than its lstat.
+  return path.sep === "/" ? `${root}/${relative}` : path.join(root, ...relative.split("/"))
+}
+
+function lstatOrUndefined(absolute: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(absolute, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
 }
 
 function isIndexed(relative: string): boolean {

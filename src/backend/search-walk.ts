@@ -16,9 +16,16 @@ export interface Candidate {
 }
 
 interface Listing {
+  relative: string
   identity: Identity
   files: Candidate[]
   folders: Candidate[]
+}
+
+/** A folder a walk listed, with its identity when it was listed. */
+export interface ListedFolder {
+  relative: string
+  identity: Identity
 }
 
 export class FolderCache {
@@ -62,6 +69,11 @@ export class FolderCache {
     return { files: sorted, fresh: true }
   }
 
+  /** Every folder the last walk of `scope` listed, each with the identity it had before it was read. */
+  listed(scope: string): readonly ListedFolder[] {
+    return this.walks.get(scope)?.made ?? []
+  }
+
   clear(): void {
     this.listings.clear()
     this.walks.clear()
@@ -88,7 +100,7 @@ export class FolderCache {
       return undefined
     }
     const prefix = folder.relative === "" ? "" : `${folder.relative}/`
-    const listing: Listing = { identity: identityOf(stat, readAt, this.settleMs), files: [], folders: [] }
+    const listing: Listing = { relative: folder.relative, identity: identityOf(stat, readAt, this.settleMs), files: [], folders: [] }
     for (const dirent of dirents) {
       if (isHiddenName(dirent.name)) continue
       // Plain concatenation: path.join per entry would cost more than the readdir itself.

@@ -1,10 +1,13 @@
 // Opening a memory home from the command line, on the same core as the plugin: the options come
 // from OpenCode's global config (the plugin's entry), `--home` overrides the home, and the home
 // resolves exactly as the plugin resolves it. Databases are checked before the core opens them,
-// so a damaged file is reported instead of being moved aside as the plugin would.
+// so a damaged file is reported instead of being moved aside as the plugin would. The checks read
+// the header and the schema, never every page (store/database.ts): damage met later is reported
+// the same way (run.ts), and `doctor` runs SQLite's full integrity check.
 import fs from "node:fs"
 import { Memory } from "../memory.js"
 import { parseOptions } from "../options.js"
+import { headerCheck } from "../store/database.js"
 import { MIGRATIONS, V2_MIGRATIONS } from "../store/migrations.js"
 import { corruptionReason } from "../store/recovery.js"
 import { NoSqliteDriverError, openSqlite } from "../store/sqlite.js"
@@ -76,6 +79,7 @@ export function openHome(cli: CliEnv, homeFlag: string | undefined, options: Ope
     env: target.env,
     homedir: cli.homedir,
     passive: true,
+    databaseCheck: "header",
     ...(cli.packageDir ? { packageDir: cli.packageDir } : {}),
     ...(cli.now ? { now: cli.now } : {}),
     ...(options.sessionExists ? { sessionExists: options.sessionExists } : {}),
@@ -83,6 +87,8 @@ export function openHome(cli: CliEnv, homeFlag: string | undefined, options: Ope
   if (!memory.openStores()) {
     const error = memory.catalog.state().error ?? "unknown error"
     void memory.dispose()
+    // Damage past the header and schema, met while the core opened it: reported like the check's.
+    if (corruptionReason(new Error(error))) throw new CliError("corrupt_database", `memory.db is damaged (${error}); run \`opencode-codex-memory doctor\`. OpenCode with the plugin moves a damaged database aside and starts a new one`)
     throw new CliError("io", `memory.db could not be opened: ${error}`)
   }
   return { memory, target, paths: memory.paths, close: () => memory.dispose() }
@@ -99,16 +105,15 @@ export async function withHome<T>(cli: CliEnv, homeFlag: string | undefined, fn:
 }
 
 /**
- * A database that exists must read back whole and be of a schema this build knows. Checked on a
- * connection of its own, read-only in effect: nothing is migrated or moved.
+ * A database that exists must have a readable header and schema, of a version this build knows.
+ * Checked on a connection of its own, read-only in effect: nothing is migrated or moved.
  */
 export function checkDatabase(file: string, knownSchema: number): void {
   if (!fs.existsSync(file)) return
   let db: ReturnType<typeof openSqlite> | undefined
   try {
     db = openSqlite(file)
-    const check = db.prepare("PRAGMA quick_check(1)").all<{ quick_check: string }>()[0]?.quick_check
-    if (check !== "ok") throw new CliError("corrupt_database", `${file} is damaged (${check ?? "no answer"}); run \`opencode-codex-memory doctor\`. OpenCode with the plugin moves a damaged database aside and starts a new one`)
+    headerCheck(db)
     const version = Number(db.prepare("PRAGMA user_version").get<{ user_version: number }>()?.user_version ?? 0)
     if (version > knownSchema) throw new CliError("newer_database", `${file} has schema ${version}, newer than this tool knows (${knownSchema}); update opencode-codex-memory`)
   } catch (error) {

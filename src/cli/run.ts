@@ -17,6 +17,7 @@ import { searchCommand } from "./commands/search.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { statusCommand } from "./commands/status.js"
 import { uiCommand } from "./commands/ui.js"
+import { corruptionReason } from "../store/recovery.js"
 import { NoSqliteDriverError } from "../store/sqlite.js"
 import { CliError, EXIT } from "./errors.js"
 import { nearest } from "../util/nearest.js"
@@ -81,11 +82,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     emit(result.json, result.text)
     return result.exit ?? EXIT.OK
   } catch (error) {
-    const failure = error instanceof CliError ? error : error instanceof NoSqliteDriverError ? new CliError("no_sqlite_driver", error.message) : new CliError("io", (error as Error)?.message ?? String(error))
+    const failure = error instanceof CliError ? error : error instanceof NoSqliteDriverError ? new CliError("no_sqlite_driver", error.message) : damaged(error) ?? new CliError("io", (error as Error)?.message ?? String(error))
     io.stderr(`opencode-codex-memory: ${failure.message}\n`)
     io.stdout(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`)
     return failure.exitCode
   }
+}
+
+/**
+ * A database found damaged during a command, past the header and schema the open checked
+ * (home.ts): reported as the open would have, and left where it is.
+ */
+function damaged(error: unknown): CliError | undefined {
+  const reason = corruptionReason(error)
+  if (reason === undefined) return undefined
+  return new CliError("corrupt_database", `a memory database is damaged (${reason}); run \`opencode-codex-memory doctor\`. OpenCode with the plugin moves a damaged database aside and starts a new one`)
 }
 
 async function readInput(file: string, io: CliIo): Promise<Buffer> {

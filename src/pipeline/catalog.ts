@@ -38,6 +38,8 @@ export class Catalog {
       host?: string
       /** Opens the file with a driver; tests wrap it to inject faults (a full disk). */
       connect?: OpenOptions["connect"]
+      /** What opening checks (store/database.ts); the command-line tool reads the header and schema only. */
+      check?: OpenOptions["check"]
       /** Called by require() when the open failed: the owner tries again if a try is due. */
       reopen?: () => void
     },
@@ -85,7 +87,7 @@ export class Catalog {
     if (this.closed || this.current) return
     this.status = { status: "opening" }
     try {
-      const { db, migrated } = openReported(this.file, { now: this.deps.now, ...(this.deps.connect ? { connect: this.deps.connect } : {}) }, this.deps.diagnostics)
+      const { db, migrated } = openReported(this.file, { now: this.deps.now, ...(this.deps.connect ? { connect: this.deps.connect } : {}), ...(this.deps.check ? { check: this.deps.check } : {}) }, this.deps.diagnostics)
       this.current = new MemoryStore(db, this.deps.now)
       this.checkpointTable = new CheckpointStore(db, this.deps.now, this.deps.host)
       this.extras = {

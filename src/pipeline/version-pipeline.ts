@@ -22,6 +22,7 @@ import type { ReviewSummary } from "../store/reviews.js"
 import type { MemoryVersion } from "../util/paths.js"
 import { Phase2Jobs } from "../store/phase2-jobs.js"
 import { followProjects, type CurrentProject } from "../store/record-projects.js"
+import type { DatabaseCheck } from "../store/database.js"
 import type { SqlDatabase } from "../store/sqlite.js"
 import { SegmentCaptures } from "../store/segment-captures.js"
 import { Stage1Jobs } from "../store/stage1-jobs.js"
@@ -83,6 +84,8 @@ export interface PipelineDeps {
   beforeSelect?: (signal: AbortSignal) => Promise<void>
   /** Opens the version's own file with a driver; tests wrap it to inject faults (a full disk). */
   connect?: (file: string) => SqlDatabase
+  /** What opening the version's own file checks (store/database.ts). */
+  databaseCheck?: DatabaseCheck
   /** Before each phase-1 pass: the owner opens again a database that could not be opened. */
   beforePass?: () => void
 }
@@ -222,7 +225,7 @@ export class VersionPipeline {
           this.state = { status: "absent" }
           return
         }
-        const opened = openReported(spec.paths.db, { migrations: spec.migrations, now: this.deps.now, ...(this.deps.connect ? { connect: this.deps.connect } : {}) }, this.deps.diagnostics)
+        const opened = openReported(spec.paths.db, { migrations: spec.migrations, now: this.deps.now, ...(this.deps.connect ? { connect: this.deps.connect } : {}), ...(this.deps.databaseCheck ? { check: this.deps.databaseCheck } : {}) }, this.deps.diagnostics)
         db = opened.db
         this.ownsDb = true
         this.state = { status: "open", driver: db.driver, schemaVersion: opened.migrated.to }

@@ -1,6 +1,13 @@
 // Opens memory.db: pragmas for several OpenCode processes sharing one file, an integrity check,
 // then migrations. A database found corrupt while opening is moved aside (recovery.ts) and a fresh
 // one created in its place; once it has opened and passed the check it is never moved.
+//
+// The check reads every page (quick_check) where an open is rare and its process long-lived: the
+// plugin's memory.db, once per OpenCode start. Elsewhere it reads the header and the schema only:
+// the search index (derived, so a damaged page met during use gets it deleted and built again, and
+// a page no search reads misleads none), and every database the command-line tool opens (a
+// quick_check of a 44 MB index cost 200-600 ms of every call; damage met later is reported as a
+// damaged database, and `doctor` runs the full integrity_check).
 import fs from "node:fs"
 import path from "node:path"
 import { STORE } from "../constants.js"
@@ -15,7 +22,11 @@ export interface OpenOptions {
   connect?: (file: string) => SqlDatabase
   /** Names a moved-aside database (memory.db.corrupt-<UTC time>). */
   now?: () => number
+  /** What the open checks: every page (PRAGMA quick_check, the default), or the header and schema only. */
+  check?: DatabaseCheck
 }
+
+export type DatabaseCheck = "pages" | "header"
 
 export interface OpenedDatabase {
   db: SqlDatabase
@@ -40,9 +51,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): OpenedDat
 }
 
 /**
- * Connects, sets the pragmas and runs PRAGMA quick_check, which reads every page once, so that a
- * damaged page shows here rather than in the middle of a job. An error that says "corrupt" before
- * the check has passed is answered as `corrupt`; anything else, busy included, is thrown.
+ * Connects, sets the pragmas and runs the check: PRAGMA quick_check, which reads every page once, so
+ * that a damaged page shows here rather than in the middle of a job, or a read of the schema. An
+ * error that says "corrupt" before the check has passed is answered as `corrupt`; anything else,
+ * busy included, is thrown.
  */
 function openChecked(file: string, options: OpenOptions): { db: SqlDatabase } | { corrupt: string } {
   const db = (options.connect ?? openSqlite)(file)
@@ -54,7 +66,7 @@ function openChecked(file: string, options: OpenOptions): { db: SqlDatabase } | 
     retryWhileBusy(() => db.prepare("PRAGMA journal_mode = WAL").get(), STORE.BUSY_TIMEOUT_MS)
     db.exec("PRAGMA synchronous = NORMAL")
     db.exec("PRAGMA foreign_keys = ON")
-    retryWhileBusy(() => quickCheck(db), STORE.BUSY_TIMEOUT_MS)
+    retryWhileBusy(() => (options.check === "header" ? headerCheck(db) : quickCheck(db)), STORE.BUSY_TIMEOUT_MS)
     return { db }
   } catch (error) {
     db.close()
@@ -80,6 +92,11 @@ function quickCheck(db: SqlDatabase): void {
   const rows = db.prepare("PRAGMA quick_check(1)").all<{ quick_check: string }>()
   const finding = rows[0]?.quick_check
   if (rows.length !== 1 || finding !== "ok") throw new QuickCheckFailed(finding ?? "no answer")
+}
+
+/** Reads the header and the whole schema: a file that is not a database, or whose schema pages are damaged, throws. */
+export function headerCheck(db: SqlDatabase): void {
+  db.prepare("SELECT COUNT(*) AS n FROM sqlite_schema").get()
 }
 
 /**

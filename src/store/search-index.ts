@@ -141,7 +141,8 @@ export class SearchIndexStore {
    * is all derived, so nothing is lost. `":memory:"` gives a private index that lives with the process.
    */
   static open(file: string, options: { connect?: (file: string) => SqlDatabase } = {}): SearchIndexStore {
-    const opened = openDatabase(file, { migrations: INDEX_MIGRATIONS, ...options })
+    // The header and schema only (database.ts): damage met during a search has the index rebuilt.
+    const opened = openDatabase(file, { migrations: INDEX_MIGRATIONS, check: "header", ...options })
     if (opened.recovered) removeDatabase(opened.recovered.movedTo)
     return new SearchIndexStore(opened.db)
   }
@@ -155,10 +156,37 @@ export class SearchIndexStore {
   files(): ReadonlyMap<string, FileIdentityRow> {
     const generation = this.statement("SELECT value FROM index_state WHERE key = 'generation'").get<{ value: string }>()?.value ?? ""
     if (this.known?.generation === generation) return this.known.files
-    const rows = this.statement("SELECT * FROM indexed_files").all<{ path: string; ino: number; dev: number; size: number; mtime_ms: number; ctime_ms: number; settled: number }>()
-    const files = new Map(rows.map((row) => [row.path, { ino: Number(row.ino), dev: Number(row.dev), size: Number(row.size), mtimeMs: Number(row.mtime_ms), ctimeMs: Number(row.ctime_ms), settled: Number(row.settled) === 1 }]))
+    const files = new Map(this.statement("SELECT * FROM indexed_files").all<IdentityRow>().map((row) => [row.path, identityOfRow(row)]))
     this.known = { generation, files }
     return files
+  }
+
+  /** One indexed file's identity, without reading every row as files() does (a new process's first search). */
+  file(path: string): FileIdentityRow | undefined {
+    const row = this.statement("SELECT * FROM indexed_files WHERE path = $path").get<IdentityRow>({ path })
+    return row ? identityOfRow(row) : undefined
+  }
+
+  /** The indexed files outside the folder `prefix` ("name/"), with their identities. */
+  filesOutside(prefix: string): Map<string, FileIdentityRow> {
+    const rows = this.statement("SELECT * FROM indexed_files WHERE path < $low OR path >= $high").all<IdentityRow>(prefixRange(prefix))
+    return new Map(rows.map((row) => [row.path, identityOfRow(row)]))
+  }
+
+  /** The paths of the indexed files in the folder `prefix` ("name/") and under it, in byte order. */
+  pathsUnder(prefix: string): string[] {
+    return this.statement("SELECT path FROM indexed_files WHERE path >= $low AND path < $high ORDER BY path").all<{ path: string }>(prefixRange(prefix)).map((row) => row.path)
+  }
+
+  /** What the last full check of the folder saw (backend/ranked-search.ts writes and reads it). */
+  sweepStamp(): string | undefined {
+    return this.statement("SELECT value FROM index_state WHERE key = 'sweep'").get<{ value: string }>()?.value
+  }
+
+  /** Undefined removes it: the next search makes a full check. */
+  setSweepStamp(value: string | undefined): void {
+    if (value === undefined) this.statement("DELETE FROM index_state WHERE key = 'sweep'").run()
+    else this.statement("INSERT INTO index_state (key, value) VALUES ('sweep', $value) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run({ value })
   }
 
   private changed(): void {
@@ -169,14 +197,15 @@ export class SearchIndexStore {
   /**
    * Replaces a file's documents and identity in one transaction (undefined identity: the file is
    * gone). A block whose hash is unchanged keeps its row and its words; only its lines move.
+   * Returns the identity stored (settled only if every block is in), undefined for a file gone.
    */
-  replaceFile(path: string, identity: FileIdentityRow | undefined, chunks: readonly IndexedChunk[]): void {
-    immediate(this.db, () => {
+  replaceFile(path: string, identity: FileIdentityRow | undefined, chunks: readonly IndexedChunk[]): FileIdentityRow | undefined {
+    return immediate(this.db, () => {
       this.changed()
       if (!identity) {
         this.dropSource(path)
         this.statement("DELETE FROM indexed_files WHERE path = $path").run({ path })
-        return
+        return undefined
       }
       const old = new Map<string, Array<{ id: number; start: number; end: number; projectKey: string | null; projectName: string | null; stamp: number | null }>>()
       for (const row of this.statement("SELECT id, hash, start_line, end_line, project_key, project_name, stamp FROM chunks WHERE source = $source ORDER BY id").all<ChunkPlace>({ source: path })) {
@@ -204,6 +233,7 @@ export class SearchIndexStore {
         `INSERT INTO indexed_files (path, ino, dev, size, mtime_ms, ctime_ms, settled) VALUES ($path, $ino, $dev, $size, $mtime, $ctime, $settled)
          ON CONFLICT (path) DO UPDATE SET ino = excluded.ino, dev = excluded.dev, size = excluded.size, mtime_ms = excluded.mtime_ms, ctime_ms = excluded.ctime_ms, settled = excluded.settled`,
       ).run({ path, ino: identity.ino, dev: identity.dev, size: identity.size, mtime: identity.mtimeMs, ctime: identity.ctimeMs, settled: identity.settled && !incomplete ? 1 : 0 })
+      return { ...identity, settled: identity.settled && !incomplete }
     })
   }
 
@@ -287,6 +317,25 @@ export class SearchIndexStore {
     if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)))
     return statement
   }
+}
+
+interface IdentityRow {
+  path: string
+  ino: number
+  dev: number
+  size: number
+  mtime_ms: number
+  ctime_ms: number
+  settled: number
+}
+
+function identityOfRow(row: IdentityRow): FileIdentityRow {
+  return { ino: Number(row.ino), dev: Number(row.dev), size: Number(row.size), mtimeMs: Number(row.mtime_ms), ctimeMs: Number(row.ctime_ms), settled: Number(row.settled) === 1 }
+}
+
+/** Paths in a folder and under it: from "name/" up to, not including, "name0" ("0" follows "/"). */
+function prefixRange(prefix: string): { low: string; high: string } {
+  return { low: prefix, high: prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1) }
 }
 
 interface ChunkPlace {
