@@ -5,7 +5,8 @@
 //   - `capabilities`, which opens nothing;
 //   - `search --mode ranked` within FULL_SWEEP_MS of the previous search: the index's sweep stamp
 //     (backend/ranked-search.ts) lets it lstat the folders and the files edited in place only;
-//   - the same search once the stamp is FULL_SWEEP_MS old: every rollout summary is lstat'ed too,
+//   - the same search once the stamp is FULL_SWEEP_MS old (moved back in the index, not waited
+//     for): every rollout summary is lstat'ed too,
 //     the price of D27's bound on how long an in-place edit of one goes unseen; printed without a
 //     target (its floor is one lstat per file, about 30 ms for 4,096 in a new process).
 // Every search must print the same results as the first one.
@@ -17,6 +18,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { FULL_SWEEP_MS } from "../../src/backend/ranked-search.js"
 import { openDatabase } from "../../src/store/database.js"
+import { openSqlite } from "../../src/store/sqlite.js"
 import { median, type BenchResult, type Check } from "./measure.js"
 import { writeWorkspace } from "./search.js"
 
@@ -48,22 +50,25 @@ export async function benchCliSearch(): Promise<BenchResult> {
     const search = () => cli("search", "--mode", "ranked", QUERY)
     const build = search()
     const expected = resultsOf(build.stdout)
+    // Its folders were made just now: once they have settled, a search can stamp what it saw.
+    await sleep(2_500)
+    search()
     const indexMb = fs.statSync(path.join(home, "memory_index.db")).size / 1024 / 1024
 
     const trivial: number[] = []
     const recent: number[] = []
     const aged: number[] = []
     let same = (JSON.parse(expected) as unknown[]).length > 0
-    let last = performance.now()
     for (let round = 0; round < ROUNDS; round++) {
       // Past the stamp's age limit, then a trivial command, then a search within it.
-      await sleep(Math.max(0, FULL_SWEEP_MS + 200 - (performance.now() - last)))
+      // The stamp made FULL_SWEEP_MS old, as that much time would (ten minutes a round is too long to wait).
+      ageStamp(path.join(home, "memory_index.db"))
       const stale = search()
-      last = performance.now()
       aged.push(stale.ms)
       trivial.push(cli("capabilities").ms)
+      // A minute later, as a person types the next command.
+      await sleep(50)
       const warm = search()
-      last = performance.now()
       recent.push(warm.ms)
       same &&= resultsOf(stale.stdout) === expected && resultsOf(warm.stdout) === expected
     }
@@ -72,20 +77,33 @@ export async function benchCliSearch(): Promise<BenchResult> {
     const overAged = median(aged) - base
     const checks: Check[] = [
       { kind: "condition", what: "every search printed the results of the first one", holds: same },
-      { kind: "absolute", what: "ranked search above `capabilities`, run back to back (medians)", value: overRecent, unit: "ms", max: TARGET_MS },
+      { kind: "absolute", what: "ranked search above `capabilities`, within 10 min of the last full check (medians)", value: overRecent, unit: "ms", max: TARGET_MS },
     ]
     return {
       name: "the CLI's ranked search on a 20 MB folder, a new process each time, beside a trivial command",
       details: [
         `workspace     ${filesUnder(root).length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB; index ${indexMb.toFixed(1)} MB, built by the first search in ${(build.ms / 1000).toFixed(1)} s (no target); Node ${process.versions.node}`,
         `   capabilities                       ${base.toFixed(0)} ms median of ${trivial.length}`,
-        `   search, last search < ${FULL_SWEEP_MS} ms ago   ${median(recent).toFixed(0)} ms median of ${recent.length} (+${overRecent.toFixed(0)} ms)`,
-        `   search, stamp ${FULL_SWEEP_MS} ms old          ${median(aged).toFixed(0)} ms median of ${aged.length} (+${overAged.toFixed(0)} ms; no target: every rollout summary is lstat'ed)`,
+        `   search, last full check < ${FULL_SWEEP_MS / 60_000} min ago   ${median(recent).toFixed(0)} ms median of ${recent.length} (+${overRecent.toFixed(0)} ms)`,
+        `   search, last full check ${FULL_SWEEP_MS / 60_000} min old     ${median(aged).toFixed(0)} ms median of ${aged.length} (+${overAged.toFixed(0)} ms; no target: every rollout summary is lstat'ed, at most once in ${FULL_SWEEP_MS / 60_000} min)`,
       ],
       checks,
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true })
+  }
+}
+
+/** Moves the index's sweep stamp FULL_SWEEP_MS into the past. */
+function ageStamp(indexFile: string): void {
+  const db = openSqlite(indexFile)
+  try {
+    const row = db.prepare("SELECT value FROM index_state WHERE key = 'sweep'").get() as { value: string } | undefined
+    if (!row) throw new Error("the index holds no sweep stamp to age")
+    const stamp = JSON.parse(row.value) as { at: number }
+    db.prepare("UPDATE index_state SET value = $value WHERE key = 'sweep'").run({ value: JSON.stringify({ ...stamp, at: stamp.at - FULL_SWEEP_MS - 1_000 }) })
+  } finally {
+    db.close()
   }
 }
 

@@ -66,8 +66,13 @@ export interface RankedIndexOptions {
 
 /** Results a ranked search returns unless asked for fewer (or more, up to the search maximum). */
 export const RANKED_DEFAULT_RESULTS = 10
-/** The longest a rollout summary edited in place (not by the plugin) can go unseen by ranked search. */
-export const FULL_SWEEP_MS = 5_000
+/**
+ * The longest a rollout summary edited in place (not by the plugin, which writes them by rename)
+ * can go unranked by a search of another process. Ten minutes, not seconds: each new process (a
+ * CLI call) that finds the stamp older lstats every summary, about 100 ms on 4,096 of them, and a
+ * person types commands minutes apart; what a result shows is checked before it is shown anyway.
+ */
+export const FULL_SWEEP_MS = 10 * 60_000
 const ROLLOUT_SUMMARIES = "rollout_summaries/"
 /** Regenerated for each consolidation and read by it alone: nothing a search should find. */
 const NOT_INDEXED = new Set(["phase2_workspace_diff.md"])
