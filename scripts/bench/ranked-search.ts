@@ -3,12 +3,13 @@
 //     a 1 MB MEMORY.md): the first search (which builds the index), warm searches, and bringing the
 //     index up to date after a consolidation-sized change (MEMORY.md rewritten, summaries added and
 //     removed), each beside its budget;
-//   - quality, on the labelled set in test/fixtures/search-eval/ (a memory folder as the
-//     consolidator writes one, and queries phrased as a model asks, each with its relevant
-//     entries): mean reciprocal rank and precision at 5 of the ranked mode beside the substring
-//     modes, run in the same process. A substring search gets the query's words as its `queries`
-//     (what a model would pass), and its matching lines count in the order it returns them, each
-//     standing for the entry (block) it falls in.
+//   - quality, on two labelled sets written apart from each other, test/fixtures/search-eval/ and
+//     search-eval-2/ (each a memory folder as the consolidator writes one, and queries phrased as
+//     a model asks, each with its relevant entries): mean reciprocal rank at 10 and precision at 5
+//     of the ranked mode beside the substring modes, run in the same process, each set on its
+//     own. A substring search gets the query's words as its `queries` (what a model would pass),
+//     and its matching lines count in the order it returns them, each standing for the entry
+//     (block) it falls in.
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
@@ -22,9 +23,15 @@ import { writeWorkspace } from "./search.js"
 
 const WARM_TARGET_MS = 15
 const UPDATE_TARGET_MS = 200
-const MRR_TARGET = 0.9
+// Held on each set alone, so a ranking tuned on one must hold on the other, written apart from it.
+// Lower than the 0.9 the first set alone was held to, since a set nothing was tuned on scores below
+// one that was (the second measured 0.66, an independent check's 0.77, before D27's change of how
+// rollout summaries are cut): the bar is for every set, not the best one.
+const MRR_TARGET = 0.85
 const MRR_LEAD_TARGET = 0.3
-const EVAL_DIR = fileURLToPath(new URL("../../../test/fixtures/search-eval", import.meta.url))
+/** MRR@10: a relevant entry found below the first ten results counts as not found. */
+const MRR_DEPTH = 10
+const EVAL_SETS = ["search-eval", "search-eval-2"]
 
 const SPEED_QUERIES = ["how was the retry budget tuned", "pgbouncer transaction mode pool", "blue green canary release", "cache index migration timeout"]
 
@@ -107,8 +114,21 @@ interface LabelledQuery {
 type Entry = string
 
 export async function measureQuality(): Promise<{ details: string[]; checks: Check[] }> {
-  const root = path.join(EVAL_DIR, "memories")
-  const queries = JSON.parse(fs.readFileSync(path.join(EVAL_DIR, "queries.json"), "utf8")) as LabelledQuery[]
+  const details: string[] = []
+  const checks: Check[] = []
+  for (const name of EVAL_SETS) {
+    const measured = await measureSet(name)
+    details.push(...measured.details)
+    checks.push(...measured.checks)
+  }
+  return { details, checks }
+}
+
+/** One labelled set: every mode's MRR@10 and P@5, and the checks of the ranked mode's. */
+async function measureSet(name: string): Promise<{ details: string[]; checks: Check[] }> {
+  const dir = fileURLToPath(new URL(`../../../test/fixtures/${name}`, import.meta.url))
+  const root = path.join(dir, "memories")
+  const queries = JSON.parse(fs.readFileSync(path.join(dir, "queries.json"), "utf8")) as LabelledQuery[]
   const blocks = blockIndex(root)
   const relevantOf = (query: LabelledQuery): Set<Entry> => new Set(query.relevant.map((r) => blocks.entryOfAnchor(r.path, r.anchor)))
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-bench-eval-"))
@@ -126,7 +146,7 @@ export async function measureQuality(): Promise<{ details: string[]; checks: Che
       ["substring all_within_lines (3)", "all_within_lines", { line_count: 3 }],
     ]
     const scores = new Map<string, { mrr: number; p5: number }>()
-    const details: string[] = [`quality       ${queries.length} labelled queries over ${blocks.count} entries in ${filesUnder(root).length} files (test/fixtures/search-eval)`]
+    const details: string[] = [`quality       ${name}: ${queries.length} labelled queries over ${blocks.count} entries in ${filesUnder(root).length} files (test/fixtures/${name})`]
     for (const [label, mode, extra] of modes) {
       let rr = 0
       let p5 = 0
@@ -136,22 +156,22 @@ export async function measureQuality(): Promise<{ details: string[]; checks: Che
         const words = mode === "ranked" ? [query.query] : planRanked([query.query]).terms
         const matches = (await backend.search({ queries: words, match_mode: mode, ...extra })).matches
         const ranked = [...new Set(matches.map((m) => blocks.entryOfLine(m.path, m.line)))]
-        const first = ranked.findIndex((entry) => relevant.has(entry))
+        const first = ranked.slice(0, MRR_DEPTH).findIndex((entry) => relevant.has(entry))
         rr += first === -1 ? 0 : 1 / (first + 1)
         p5 += ranked.slice(0, 5).filter((entry) => relevant.has(entry)).length / Math.min(5, relevant.size)
       }
       scores.set(label, { mrr: rr / queries.length, p5: p5 / queries.length })
-      details.push(`   ${label.padEnd(32)} MRR ${(rr / queries.length).toFixed(3)}   P@5 ${(p5 / queries.length).toFixed(3)}`)
+      details.push(`   ${label.padEnd(32)} MRR@10 ${(rr / queries.length).toFixed(3)}   P@5 ${(p5 / queries.length).toFixed(3)}`)
     }
     backend.ranked.close()
-    details.push("   (the first page each mode returns; P@5: relevant entries among the first five, over as many as there are, at most five)")
+    details.push("   (the first page each mode returns, its first ten entries for MRR; P@5: relevant entries among the first five, over as many as there are, at most five)")
     const ranked = scores.get("ranked")!
     const bestSubstring = Math.max(...[...scores].filter(([label]) => label !== "ranked").map(([, s]) => s.mrr))
     return {
       details,
       checks: [
-        { kind: "absolute", what: "ranked mode's MRR on the labelled set", value: ranked.mrr, unit: "", digits: 3, min: MRR_TARGET },
-        { kind: "absolute", what: "ranked MRR minus the best substring mode's, same queries, same run", value: ranked.mrr - bestSubstring, unit: "", digits: 3, min: MRR_LEAD_TARGET },
+        { kind: "absolute", what: `ranked mode's MRR@10 on ${name}`, value: ranked.mrr, unit: "", digits: 3, min: MRR_TARGET },
+        { kind: "absolute", what: `ranked MRR@10 minus the best substring mode's on ${name}, same queries, same run`, value: ranked.mrr - bestSubstring, unit: "", digits: 3, min: MRR_LEAD_TARGET },
       ],
     }
   } finally {
