@@ -62,6 +62,20 @@ export const INDEX_MIGRATIONS: readonly Migration[] = Object.freeze([
       ${paddingDocuments()}
     `,
   },
+  {
+    version: 2,
+    name: "documents split again",
+    sql: `
+      -- ranked-docs.ts cuts rollout summaries by section, with their opening as context: what was
+      -- split by the rules before is dropped, so every file and record is split again.
+      DELETE FROM chunks;
+      DELETE FROM indexed_files;
+      DELETE FROM index_state WHERE key <> 'generation';
+      UPDATE index_state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation';
+      INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all');
+      ${paddingDocuments()}
+    `,
+  },
 ])
 
 /**

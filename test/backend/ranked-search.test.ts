@@ -189,6 +189,42 @@ describe("ranked search", () => {
     await expect(b.search({ queries: ["?!"], match_mode: "ranked" })).rejects.toThrow(/no word to rank by/)
   })
 
+  it("puts the section that holds the answer before a rollout summary's opening, which restates the question in its words", async () => {
+    const summary = "rollout_summaries/2026-03-01T10-00-00-aB3x-export.md"
+    write(summary, [
+      "session_id: ses_a", "cwd: /src/app", "",
+      "The user asked why the nightly export job times out since the database upgrade.", "",
+      "Context: the export job runs from cron on the worker host.", "",
+      "## Task 1: Find the slow query", "Outcome: done.", "The upgrade dropped the index on orders.updated_at, so the export scanned the whole table.", "",
+      "Recreated the index concurrently; the job finishes in four minutes again.", "",
+    ].join("\n"))
+    write("MEMORY.md", "## Task: export format\n- the nightly export job writes CSV with a header row\n")
+    const found = await ranked(backend(), "why does the nightly export job time out after the database upgrade?")
+    // The whole section, both its paragraphs: the cause and the fix.
+    expect(found[0]).toMatchObject({ path: summary, line: 8, end_line: 12 })
+    expect(found[0]!.text).toContain("Recreated the index concurrently")
+    // The opening is the context of the file's sections, no result of its own.
+    expect(where(found).sort()).toEqual(["MEMORY.md:1", `${summary}:6`, `${summary}:8`])
+  })
+
+  it("splits again what an index made by the earlier rules holds", async () => {
+    const summary = "rollout_summaries/2026-03-01T10-00-00-aB3x-export.md"
+    write(summary, "session_id: ses_a\n\nThe user asked why the export times out.\n\n## Task 1: Add the index\nOutcome: done.\nThe export scans orders by updated_at.\n")
+    clock = Date.now() + 60_000
+    const file = path.join(home, "memory_index.db")
+    const first = backend({ file })
+    expect(where(await ranked(first, "export times out"))).toEqual([`${summary}:5`])
+    first.ranked.close()
+    // As the rules before kept it: the opening a document of its own, in an index of schema 1.
+    const { openSqlite } = await import("../../src/store/sqlite.js")
+    const old = openSqlite(file)
+    old.exec(`INSERT INTO chunks (id, source, start_line, end_line, hash, context, body) VALUES (900, '${summary}', 3, 3, 'old', '', 'The user asked why the export times out.');
+      INSERT INTO chunks_fts (rowid, context, body) VALUES (900, '', 'The user asked why the export times out.');
+      PRAGMA user_version = 1`)
+    old.close()
+    expect(where(await ranked(backend({ file }), "export times out"))).toEqual([`${summary}:5`])
+  })
+
   it("leaves the substring modes exactly as they were", async () => {
     write("MEMORY.md", "## Task: one\n- the retry budget is five attempts\n")
     const b = backend()
@@ -197,12 +233,27 @@ describe("ranked search", () => {
 })
 
 describe("splitDocuments", () => {
-  it("makes one document per block, with its lines and the nearest heading above it, and skips a rollout summary's header", () => {
-    const text = "session_id: ses_a\ncwd: /src/app\nproject: github.com/acme/app\n\nThe user asked about CI.\n\n## Task 1: flaky tests\nOutcome: fixed\n- retried twice\n\n- and pinned the browser\n"
+  it("makes one document per block, with its lines and the nearest heading above it", () => {
+    expect(splitDocuments("MEMORY.md", "# Group\n\n## Task: a\n- one\n\n- two\n")).toEqual([
+      { startLine: 1, endLine: 1, context: "", body: "# Group" },
+      { startLine: 3, endLine: 4, context: "Group", body: "## Task: a\n- one" },
+      { startLine: 6, endLine: 6, context: "Task: a", body: "- two" },
+    ])
+  })
+
+  it("skips a rollout summary's header and cuts it by section, its opening the context of every section and no document", () => {
+    const text = "session_id: ses_a\ncwd: /src/app\nproject: github.com/acme/app\n\nThe user asked about CI.\n\nContext: the web app's CI.\n\n## Task 1: flaky tests\nOutcome: fixed\n- retried twice\n\n- and pinned the browser\n\n\n### Detail\n- one spec\n"
     expect(splitDocuments("rollout_summaries/2026-03-01T10-00-00-aB3x-fix_flaky_ci.md", text)).toEqual([
-      { startLine: 5, endLine: 5, context: "", body: "The user asked about CI." },
-      { startLine: 7, endLine: 9, context: "", body: "## Task 1: flaky tests\nOutcome: fixed\n- retried twice" },
-      { startLine: 11, endLine: 11, context: "Task 1: flaky tests", body: "- and pinned the browser" },
+      { startLine: 7, endLine: 7, context: "", body: "Context: the web app's CI." },
+      { startLine: 9, endLine: 13, context: "The user asked about CI.", body: "## Task 1: flaky tests\nOutcome: fixed\n- retried twice\n\n- and pinned the browser" },
+      { startLine: 16, endLine: 17, context: "The user asked about CI.\nTask 1: flaky tests", body: "### Detail\n- one spec" },
+    ])
+    // A record's summary, not consolidated yet, is cut the same way.
+    expect(splitDocuments("rollout_summary", "Fixed CI.\n\n## Task 1: pin\nOutcome: done\n\n- node 22\n")).toEqual([{ startLine: 3, endLine: 6, context: "Fixed CI.", body: "## Task 1: pin\nOutcome: done\n\n- node 22" }])
+    // Without a section, the opening is what there is: a document like any other block.
+    expect(splitDocuments("rollout_summaries/2026-03-01T10-00-00-aB3x-a.md", "session_id: ses_a\n\nThe cache was cleared.\n\nIt took a minute.\n")).toEqual([
+      { startLine: 3, endLine: 3, context: "", body: "The cache was cleared." },
+      { startLine: 5, endLine: 5, context: "", body: "It took a minute." },
     ])
   })
 
