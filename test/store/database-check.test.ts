@@ -5,9 +5,10 @@ import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { immediate, openDatabase } from "../../src/store/database.js"
+import { openDatabase } from "../../src/store/database.js"
 import { corruptionReason } from "../../src/store/recovery.js"
 import { runCliIn } from "../cli/run-cli.js"
+import { populated } from "./storage-suite.js"
 
 let dir: string
 let file: string
@@ -20,13 +21,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 /** A memory.db of 2,000 sessions with one page in the middle of their table scribbled over. */
 function damagedInTheMiddle(): void {
-  const { db } = openDatabase(file)
-  const insert = db.prepare("INSERT INTO session_meta (session_id, updated_at) VALUES ($id, $at)")
-  immediate(db, () => {
-    for (let i = 0; i < 2_000; i++) insert.run({ id: `ses_${String(i).padStart(5, "0")}_${"x".repeat(120)}`, at: i })
-  })
-  db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get()
-  db.close()
+  populated(file)
   const bytes = fs.readFileSync(file)
   const pageSize = bytes.readUInt16BE(16)
   const page = Math.floor(bytes.length / pageSize / 2)

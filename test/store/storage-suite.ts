@@ -39,7 +39,7 @@ const tableNames = (db: SqlDatabase) =>
     .map((row) => row.name)
 
 /** A real database holding enough rows to span many pages, all of them checkpointed into the file. */
-function populated(file: string): void {
+export function populated(file: string): void {
   const { db } = openDatabase(file)
   const insert = db.prepare("INSERT INTO session_meta (session_id, updated_at) VALUES ($id, $at)")
   immediate(db, () => {
