@@ -15,6 +15,7 @@ import { renderView, VIEW_CAPS } from "../../src/checkpoint/view.js"
 import { Diagnostics } from "../../src/diagnostics.js"
 import { CheckpointStore } from "../../src/store/checkpoint-store.js"
 import { openDatabase } from "../../src/store/database.js"
+import { estimateTokens } from "../../src/util/token-estimate.js"
 import { renderTranscript } from "../../src/write/transcript/transcript.js"
 import { FakeHost } from "../../test/fakes/host.js"
 import { median, type BenchResult } from "./measure.js"
@@ -185,7 +186,7 @@ function cappedView(): { bytes: number; tokens: number } {
   // Half the facts' files changed: both fact sections fill.
   const view = renderView(cp, (uri) => (uris.indexOf(uri) % 2 === 0 ? artifactOf(cp, uri)?.hash : "sha256:changed"))
   const bytes = Buffer.byteLength(view)
-  return { bytes, tokens: Math.ceil(bytes / 4) }
+  return { bytes, tokens: estimateTokens(view) }
 }
 
 function hashOf(text: string): string {

@@ -14,7 +14,6 @@ import { generateSession } from "./synthetic-session.js"
 
 const TARGET_BYTES = 5 * 1024 * 1024
 const MAX_TOKENS = 150_000
-const BUDGET_BYTES = MAX_TOKENS * 4
 const CHUNK_BYTES = 8_900
 const MAX_RATIO = 2
 const ROUNDS = 9
@@ -25,7 +24,7 @@ export async function benchEvidence(): Promise<BenchResult> {
   const bytes = Buffer.byteLength(JSON.stringify(messages))
   const parts = messages.reduce((sum, message) => sum + message.parts.length, 0)
   const v1 = () => renderTranscript(messages, { maxTokens: MAX_TOKENS })
-  const v2 = () => selectEvidence(messages, { budgetBytes: BUDGET_BYTES, chunkBytes: CHUNK_BYTES })
+  const v2 = () => selectEvidence(messages, { budgetTokens: MAX_TOKENS, chunkBytes: CHUNK_BYTES })
   // Warm up both, then alternate them so that the machine's load falls on both alike.
   const firstV1 = v1()
   const firstV2 = v2()
@@ -51,14 +50,14 @@ export async function benchEvidence(): Promise<BenchResult> {
   return {
     name: "evidence: V2 tiered selection of one ~5 MB session, against V1's transcript render",
     details: [
-      `input         ${messages.length} messages, ${parts} parts, ${(bytes / 1024 / 1024).toFixed(1)} MB as JSON; budget ${MAX_TOKENS} tokens (${BUDGET_BYTES} bytes)`,
+      `input         ${messages.length} messages, ${parts} parts, ${(bytes / 1024 / 1024).toFixed(1)} MB as JSON; budget ${MAX_TOKENS} estimated tokens`,
       `V1 render     ${(Buffer.byteLength(firstV1.text) / 1024).toFixed(0)} KB, ${firstV1.stats.truncated ? "middle cut" : "not cut"}; ${medianV1.toFixed(1)} ms median of ${ROUNDS} (${range(samplesV1)})`,
       `V2 evidence   ${(firstV2.bytes / 1024).toFixed(0)} KB in ${firstV2.chunks.length} chunks (largest ${chunkMax} bytes), ${firstV2.kept} rows kept, ` +
         `${firstV2.omitted} omitted, ${redacted} secrets redacted; ${medianV2.toFixed(1)} ms median of ${ROUNDS} (${range(samplesV2)})`,
     ],
     checks: [
       { kind: "condition", what: "same input, same bytes, for V1 and V2 alike", holds: identical },
-      { kind: "condition", what: "V2 evidence within the budget and every chunk within 8,900 bytes", holds: firstV2.bytes > 0 && firstV2.bytes <= BUDGET_BYTES && chunkMax <= CHUNK_BYTES },
+      { kind: "condition", what: "V2 evidence within the budget and every chunk within 8,900 bytes", holds: firstV2.bytes > 0 && firstV2.tokens <= MAX_TOKENS && chunkMax <= CHUNK_BYTES },
       { kind: "ratio", what: "V2 selectEvidence median", ratio: medianV2 / medianV1, baseline: "V1 renderTranscript of the same messages at the same budget", max: MAX_RATIO },
     ],
   }

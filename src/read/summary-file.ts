@@ -5,7 +5,8 @@
 import fs from "node:fs"
 import { READ_PATH } from "../constants.js"
 import { redactText } from "../redact/redact.js"
-import { cutMiddleOfEnds, endBytesNeeded } from "../util/middle-cut.js"
+import { cutMiddleOfTextEnds, endsCovered } from "../util/middle-cut.js"
+import { estimateTokens, truncateMiddle } from "../util/tokens.js"
 
 export type SummaryRead =
   /**
@@ -25,6 +26,8 @@ interface Identity {
 const ABSENT: SummaryRead = Object.freeze({ kind: "absent" })
 /** Larger summaries are read by their ends: far above the 10 KB injected, so a sane one is read whole. */
 const WHOLE_READ_MAX_BYTES = 1024 * 1024
+/** The first window read at each end: half of 2,500 tokens of prose is some 6 KB; a window is widened while it holds too few. */
+const FIRST_WINDOW_BYTES = 16 * 1024
 
 export class SummaryFile {
   private identity: Identity | undefined
@@ -99,36 +102,31 @@ function readNoFollow(file: string, expected: fs.Stats): { text: string; cut: bo
 
 /**
  * The trimmed text's middle cut, from windows at both ends of the file. Whitespace the trim drops
- * is measured inside the windows; a window that is nearly all whitespace is widened and read again.
- * The marker's count comes from the file's byte length, so invalid UTF-8 cut from the middle (which
- * a whole read would replace with 3-byte characters) can shift it slightly; the kept text cannot.
+ * is measured inside the windows; a window that is nearly all whitespace, or holds too few tokens
+ * for its half of the cut, is widened and read again. The marker's count comes from the file's byte
+ * length, so invalid UTF-8 cut from the middle (which a whole read would replace with 3-byte
+ * characters) can shift it slightly; the kept text cannot.
  */
 function readEnds(fd: number, size: number): { text: string; cut: boolean } {
   const limit = READ_PATH.SUMMARY_TOKEN_LIMIT
-  const budget = limit * READ_PATH.BYTES_PER_TOKEN
-  const need = endBytesNeeded(limit)
-  for (let window = Math.max(need.head, need.tail) * 2; ; window *= 4) {
+  const cutWhole = (text: string) => (estimateTokens(text) > limit ? { text: truncateMiddle(text, limit), cut: true } : { text, cut: false })
+  for (let window = FIRST_WINDOW_BYTES; ; window *= 4) {
     const whole = window >= size
     const head = readAt(fd, 0, Math.min(window, size))
     const tail = whole ? head : readAt(fd, size - window, window)
+    // Ends mostly whitespace: the file has been read whole after all; cut what it holds.
+    if (whole) return cutWhole(head.toString("utf8").trim())
     const headText = head.toString("utf8")
     const tailText = tail.toString("utf8")
     // Whitespace is valid UTF-8, so re-encoding what the trim removed gives its length in the file.
     const leading = Buffer.byteLength(headText.slice(0, headText.length - headText.trimStart().length))
     const trailing = Buffer.byteLength(tailText.slice(tailText.trimEnd().length))
     const total = size - leading - trailing
-    if (whole) {
-      // Ends mostly whitespace: the file has been read whole after all; cut what it holds.
-      const bytes = Buffer.from(headText.trim())
-      return bytes.length > budget ? { text: cutMiddleOfEnds(bytes, bytes, bytes.length, limit), cut: true } : { text: bytes.toString(), cut: false }
-    }
     // Overlapping windows of a file of whitespace can count some twice: total is then below zero.
-    if (total <= budget) return { text: total > 0 ? readAt(fd, leading, total).toString("utf8").trim() : "", cut: false }
-    const contentHead = head.subarray(leading)
-    const contentTail = tail.subarray(0, tail.length - trailing)
-    if (contentHead.length >= need.head && contentTail.length >= need.tail) {
-      return { text: cutMiddleOfEnds(contentHead, contentTail, total, limit), cut: true }
-    }
+    if (total <= WHOLE_READ_MAX_BYTES) return total > 0 ? cutWhole(readAt(fd, leading, total).toString("utf8").trim()) : { text: "", cut: false }
+    const contentHead = head.subarray(leading).toString("utf8")
+    const contentTail = tail.subarray(0, tail.length - trailing).toString("utf8")
+    if (endsCovered(contentHead, contentTail, limit, total)) return { text: cutMiddleOfTextEnds(contentHead, contentTail, total, limit), cut: true }
   }
 }
 

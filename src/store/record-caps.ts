@@ -3,7 +3,7 @@
 // out of the consolidator's reads. A field over its cap keeps its head and its tail, with a marker
 // saying how much of the middle went; the marker counts against the cap.
 import { READ_PATH } from "../constants.js"
-import { truncateMiddle } from "../util/tokens.js"
+import { truncateMiddleCodex } from "../util/tokens.js"
 
 /**
  * Codex's V2 cap on a rollout summary (phase1_output.rs), used for both versions' summaries. The V1
@@ -21,7 +21,7 @@ const CUT_RESERVE_BYTES = 96
 /** `text` within `maxBytes` UTF-8 bytes: unchanged when it fits, else its middle cut on character boundaries. */
 export function capBytes(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text, "utf8") <= maxBytes) return text
-  return truncateMiddle(text, (maxBytes - CUT_RESERVE_BYTES) / READ_PATH.BYTES_PER_TOKEN)
+  return truncateMiddleCodex(text, (maxBytes - CUT_RESERVE_BYTES) / READ_PATH.BYTES_PER_TOKEN)
 }
 
 export interface CappedRecord {

@@ -4,6 +4,7 @@
 // (openai/codex@5ef96ab2), which Codex does not test one by one. OpenCode messages stand in for
 // Codex's response items: a text part for InputText, a file part for InputImage / InputAudio.
 import { describe, expect, it } from "vitest"
+import { estimateTokens } from "../../src/util/token-estimate.js"
 import { EVIDENCE_LIMITS, selectEvidence } from "../../src/write/phase1/evidence.js"
 import type { TranscriptMessage, TranscriptPart } from "../../src/write/transcript/transcript.js"
 
@@ -12,7 +13,7 @@ const assistant = (...parts: TranscriptPart[]): TranscriptMessage => ({ info: { 
 const text = (value: string): TranscriptPart => ({ type: "text", text: value })
 const tool = (name: string, input: unknown, output: string): TranscriptPart => ({ type: "tool", tool: name, callID: "c1", state: { status: "completed", input, output } })
 const bytes = (value: string) => Buffer.byteLength(value, "utf8")
-const whole = (messages: TranscriptMessage[], budgetBytes = 1_000_000) => selectEvidence(messages, { budgetBytes }).chunks.join("")
+const whole = (messages: TranscriptMessage[], budgetTokens = 250_000) => selectEvidence(messages, { budgetTokens }).chunks.join("")
 
 describe("V2 evidence as Codex's rollout_input tests expect", () => {
   // rollout_input_tests.rs: extraction_chunks_preserve_unicode_evidence_with_bounded_messages.
@@ -20,7 +21,7 @@ describe("V2 evidence as Codex's rollout_input tests expect", () => {
   // to the evidence; here the same lines are the user's, one message each.
   it("splits the evidence into chunks under 9,000 bytes that join back to it, never inside a character", () => {
     const messages = Array.from({ length: 2_000 }, () => user(text("User correction: 🐈")))
-    const evidence = selectEvidence(messages, { budgetBytes: 1_000_000 })
+    const evidence = selectEvidence(messages, { budgetTokens: 250_000 })
     const rendering = Array.from({ length: 2_000 }, () => "[human user]\nUser correction: 🐈\n").join("\n")
     expect(evidence.chunks.length).toBeGreaterThan(1)
     for (const chunk of evidence.chunks) {
@@ -32,7 +33,7 @@ describe("V2 evidence as Codex's rollout_input tests expect", () => {
 
   it("splits one row larger than a chunk without cutting a character in two", () => {
     const cats = "🐈".repeat(2_400)
-    const evidence = selectEvidence([user(text(cats))], { budgetBytes: 1_000_000 })
+    const evidence = selectEvidence([user(text(cats))], { budgetTokens: 250_000 })
     expect(evidence.chunks.length).toBe(2)
     for (const chunk of evidence.chunks) expect(bytes(chunk)).toBeLessThanOrEqual(EVIDENCE_LIMITS.CHUNK_BYTES)
     expect(evidence.chunks.join("")).toBe(`[human user]\n${cats}\n`)
@@ -78,12 +79,12 @@ describe("V2 evidence as Codex's rollout_input.rs builds it", () => {
     expect(out).toMatch(/^\[human user\]\n.*Which database\?.*\nPostgres, please\n$/s)
   })
 
-  // TOOL_OUTPUT_TOKENS (2,000 tokens, 4 bytes each) minus TRUNCATION_RESERVE_BYTES (96), and
+  // TOOL_OUTPUT_TOKENS (2,000 tokens; Codex counts 4 bytes each, here the estimator counts them), and
   // MAX_ROW_BYTES (10,000) for any row.
   it("caps a tool's output at 2,000 tokens and any row at 10,000 bytes, keeping both ends", () => {
     const toolRow = whole([assistant(tool("bash", { command: "cat big.log" }, `HEAD${"x".repeat(50_000)}TAIL`))])
     const result = toolRow.slice(toolRow.indexOf("\n") + 1)
-    expect(bytes(result)).toBeLessThanOrEqual(2_000 * 4)
+    expect(estimateTokens(result)).toBeLessThanOrEqual(2_000 + estimateTokens("\n"))
     expect(result).toMatch(/^HEAD[\s\S]*TAIL\n$/)
     const userRow = whole([user(text(`FIRST${"y".repeat(50_000)}LAST`))])
     expect(bytes(userRow)).toBeLessThanOrEqual(10_000)
@@ -99,7 +100,7 @@ describe("V2 evidence as Codex's rollout_input.rs builds it", () => {
       assistant(tool("bash", { command: "a" }, noisy), tool("bash", { command: "b" }, noisy), text("done")),
       user(text("second request")),
     ]
-    const out = whole(messages, 400)
+    const out = whole(messages, 100)
     expect(out).toContain("[human user]\nfirst request\n")
     expect(out).toContain("[human user]\nsecond request\n")
     expect(out).toContain("[assistant final]\ndone\n")
@@ -109,14 +110,14 @@ describe("V2 evidence as Codex's rollout_input.rs builds it", () => {
 
   it("takes the newest rows of a tier first when not all fit", () => {
     const messages = Array.from({ length: 30 }, (_, i) => user(text(`request number ${String(i).padStart(2, "0")} ${"w".repeat(60)}`)))
-    const out = whole(messages, 600)
+    const out = whole(messages, 150)
     expect(out).toContain("request number 29")
     expect(out).not.toContain("request number 00")
   })
 
   // "If the result still exceeds the budget, the input becomes empty": nothing over budget is sent.
   it("sends nothing rather than more than the budget", () => {
-    const evidence = selectEvidence([user(text("hello there"))], { budgetBytes: 10 })
+    const evidence = selectEvidence([user(text("hello there"))], { budgetTokens: 2 })
     expect(evidence.chunks).toEqual([])
   })
 })

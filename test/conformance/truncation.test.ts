@@ -4,10 +4,12 @@
 //     TruncationPolicy::Tokens cases: memories cut by tokens only)
 //   codex-rs/memories/write/src/prompts_tests.rs, read at zijian2/codex ceee8037
 // Codex's marker is `…N tokens truncated…` inline; ours is `[... N tokens truncated ...]` on a
-// line of its own (see the note), so each case compares the kept head, the kept tail and N.
+// line of its own (see the note), so each case compares the kept head, the kept tail and N. What
+// runs here is the port of Codex's byte rule (truncateMiddleCodex, codexTokens), kept for caps that
+// are bytes in Codex; budgets sized for a model use the estimator (test/util/token-estimate.test.ts).
 import { describe, expect, it } from "vitest"
 import { fitBlocks } from "../../src/write/transcript/transcript-cut.js"
-import { estimateTokens, truncateMiddle } from "../../src/util/tokens.js"
+import { codexTokens as estimateTokens, truncateMiddleCodex as truncateMiddle } from "../../src/util/tokens.js"
 
 const MARKER = /\n\[\.\.\. (\d+) tokens truncated \.\.\.\]\n/
 

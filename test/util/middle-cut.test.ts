@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { cutMiddleOfEnds, endBytesNeeded } from "../../src/util/middle-cut.js"
-import { truncateMiddle } from "../../src/util/tokens.js"
+import { truncateMiddleCodex as truncateMiddle } from "../../src/util/tokens.js"
 
 /** A deterministic text mixing 1- to 4-byte characters, so cuts land inside characters. */
 function mixed(length: number, seed: number): string {

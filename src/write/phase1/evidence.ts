@@ -19,9 +19,12 @@
 // order, one marker line standing for each run of rows left out. The rendering is then split into
 // chunks of at most `chunkBytes` UTF-8 bytes, at row boundaries where it can: the extractor gets
 // them as separate text parts. Pure: the same messages give the same bytes.
+//
+// The budget is estimated tokens (token-estimate.ts), as the model counts them; the caps of a row
+// and a chunk are Codex's, in bytes, as Codex has them.
 import { READ_PATH } from "../../constants.js"
 import { redact } from "../../redact/redact.js"
-import { truncateMiddle } from "../../util/tokens.js"
+import { estimateTokens, truncateMiddle, truncateMiddleCodex } from "../../util/tokens.js"
 import type { OwnToolCall } from "../transcript/own-output.js"
 import { messageErrorEntry, partEntry, partText, redactionTally, type PartContext, type TranscriptPart } from "../transcript/transcript-parts.js"
 import { TRANSCRIPT_DEFAULTS, type TranscriptMessage } from "../transcript/transcript.js"
@@ -29,8 +32,8 @@ import { TRANSCRIPT_DEFAULTS, type TranscriptMessage } from "../transcript/trans
 export type EvidenceTier = "human" | "final" | "other_agent" | "commentary" | "context" | "tool"
 
 export interface EvidenceOptions {
-  /** Budget for the whole rendering, in UTF-8 bytes (tokens x 4, the project's estimate). */
-  budgetBytes: number
+  /** Budget for the whole rendering, in estimated tokens. */
+  budgetTokens: number
   /** Largest chunk, in UTF-8 bytes (at least 4, so that any character fits). */
   chunkBytes?: number
   /** Text the plugin itself injected into conversations (the memory block), dropped wherever it appears. */
@@ -46,8 +49,10 @@ export interface EvidenceOptions {
 export interface Evidence {
   /** The rendering, in order; joined they give the whole text. Empty when nothing could be kept. */
   chunks: string[]
-  /** UTF-8 bytes of all chunks together (at most the budget). */
+  /** UTF-8 bytes of all chunks together. */
   bytes: number
+  /** Estimated tokens of all chunks together (at most the budget). */
+  tokens: number
   /** Rows kept and rows left out. */
   kept: number
   omitted: number
@@ -56,7 +61,7 @@ export interface Evidence {
 }
 
 export const EVIDENCE_LIMITS = Object.freeze({
-  /** Codex's TOOL_OUTPUT_TOKENS: a tool's result is cut to this many tokens' worth of bytes. */
+  /** Codex's TOOL_OUTPUT_TOKENS: a tool's result is cut to this many tokens (estimated here). */
   TOOL_OUTPUT_TOKENS: 2_000,
   /** Codex's TRUNCATION_RESERVE_BYTES: room kept for the marker of a middle cut. */
   CUT_RESERVE_BYTES: 96,
@@ -64,8 +69,8 @@ export const EVIDENCE_LIMITS = Object.freeze({
   MAX_ROW_BYTES: 10_000,
   /** Codex splits the evidence into messages of at most 8,900 bytes. */
   CHUNK_BYTES: 8_900,
-  /** A row that does not fit whole is cut to the room left only when at least this much is left. */
-  MIN_CUT_ROW_BYTES: 512,
+  /** A row that does not fit whole is cut to the room left only when at least this much is left (Codex: 512 bytes). */
+  MIN_CUT_ROW_TOKENS: 128,
 })
 
 /** Priority order of the selection. */
@@ -81,6 +86,7 @@ const LABELS: Readonly<Record<Exclude<EvidenceTier, "tool">, string>> = {
 
 /** Between two units (rows or gap markers), each of which ends with a line break: one blank line. */
 const SEPARATOR = "\n"
+const LINE_BREAK_TOKENS = estimateTokens(SEPARATOR)
 const SUBAGENT_TOOL = "task"
 const QUESTION_TOOL = "question"
 
@@ -106,17 +112,18 @@ export function selectEvidence(messages: readonly TranscriptMessage[], options: 
     redact: tally,
     ownTool: options.ownTool,
   }).map(renderRow)
-  const budget = Math.max(0, Math.floor(options.budgetBytes))
+  const budget = Math.max(0, Math.floor(options.budgetTokens))
   const chunkBytes = Math.max(4, Math.floor(options.chunkBytes ?? EVIDENCE_LIMITS.CHUNK_BYTES))
   const selected = select(rows, budget)
   const kept = selected.filter((row) => row !== undefined).length
   const units = renderUnits(selected)
   const pieces = units.map((unit, i) => (i < units.length - 1 ? unit + SEPARATOR : unit))
   const bytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece, "utf8"), 0)
+  const tokens = estimateTokens(pieces.join(""))
   // Nothing kept is no evidence (a lone omission marker tells the extractor nothing), and the
   // result never exceeds the budget.
-  if (kept === 0 || bytes > budget) return { chunks: [], bytes: 0, kept: 0, omitted: rows.length, redactions }
-  return { chunks: chunkPieces(pieces, chunkBytes), bytes, kept, omitted: rows.length - kept, redactions }
+  if (kept === 0 || tokens > budget) return { chunks: [], bytes: 0, tokens: 0, kept: 0, omitted: rows.length, redactions }
+  return { chunks: chunkPieces(pieces, chunkBytes), bytes, tokens, kept, omitted: rows.length - kept, redactions }
 }
 
 /** The marker line for `count` rows left out. */
@@ -218,20 +225,24 @@ function partRow(part: TranscriptPart, context: PartContext): RawRow | undefined
 function capToolResult(entry: string): string {
   const newline = entry.indexOf("\n")
   if (newline < 0) return entry
-  const maxBytes = EVIDENCE_LIMITS.TOOL_OUTPUT_TOKENS * READ_PATH.BYTES_PER_TOKEN - EVIDENCE_LIMITS.CUT_RESERVE_BYTES
-  return `${entry.slice(0, newline + 1)}${cutBytes(entry.slice(newline + 1), maxBytes)}`
+  return `${entry.slice(0, newline + 1)}${truncateMiddle(entry.slice(newline + 1), EVIDENCE_LIMITS.TOOL_OUTPUT_TOKENS)}`
 }
 
 interface Row {
   tier: EvidenceTier
   text: string
-  bytes: number
+  tokens: number
 }
 
 function renderRow(row: RawRow): Row {
   const labelled = row.tier === "tool" ? row.body : `${LABELS[row.tier]}\n${row.body}`
   const text = fitRow(`${labelled}\n`, EVIDENCE_LIMITS.MAX_ROW_BYTES)
-  return { tier: row.tier, text, bytes: Buffer.byteLength(text, "utf8") }
+  return { tier: row.tier, text, tokens: estimateTokens(text) }
+}
+
+/** A row of at most `maxTokens`, marker included, still ending with a line break. */
+function fitRowTokens(text: string, maxTokens: number): string {
+  return `${truncateMiddle(text, maxTokens - LINE_BREAK_TOKENS).trimEnd()}\n`
 }
 
 /** A row of at most `maxBytes`, marker included, still ending with a line break. */
@@ -242,7 +253,7 @@ function fitRow(text: string, maxBytes: number): string {
 
 /** Keeps `maxBytes` bytes of `text`, half from each end, on character boundaries, plus a marker of under 96 bytes. */
 function cutBytes(text: string, maxBytes: number): string {
-  return truncateMiddle(text, Math.max(0, maxBytes) / READ_PATH.BYTES_PER_TOKEN)
+  return truncateMiddleCodex(text, Math.max(0, maxBytes) / READ_PATH.BYTES_PER_TOKEN)
 }
 
 // ---- Selection ----
@@ -258,9 +269,9 @@ function select(rows: readonly Row[], budget: number): Array<string | undefined>
   const selected: Array<string | undefined> = new Array(n).fill(undefined)
   if (n === 0) return selected
   // Everything fits: the bound below would overcount by a marker, so this is checked exactly first.
-  if (rows.reduce((sum, row) => sum + row.bytes, 0) + SEPARATOR.length * (n - 1) <= budget) return rows.map((row) => row.text)
-  const gapCost = Buffer.byteLength(omittedMarker(Math.max(2, n)), "utf8") + 2 * SEPARATOR.length
-  const rowCost = (bytes: number) => bytes + SEPARATOR.length
+  if (estimateTokens(rows.map((row) => row.text).join(SEPARATOR)) <= budget) return rows.map((row) => row.text)
+  const gapCost = estimateTokens(omittedMarker(Math.max(2, n))) + 3 * LINE_BREAK_TOKENS
+  const rowCost = (tokens: number) => tokens + LINE_BREAK_TOKENS
   let used = gapCost
   for (const tier of EVIDENCE_TIERS) {
     for (let i = n - 1; i >= 0; i--) {
@@ -269,14 +280,14 @@ function select(rows: readonly Row[], budget: number): Array<string | undefined>
       const left = i > 0 && selected[i - 1] === undefined
       const right = i < n - 1 && selected[i + 1] === undefined
       const gapDelta = left && right ? gapCost : left || right ? 0 : -gapCost
-      const room = budget - used - gapDelta - SEPARATOR.length
+      const room = budget - used - gapDelta - LINE_BREAK_TOKENS
       let text = row.text
-      if (row.bytes > room) {
-        if (room < EVIDENCE_LIMITS.MIN_CUT_ROW_BYTES) continue
-        text = fitRow(row.text, room)
+      if (row.tokens > room) {
+        if (room < EVIDENCE_LIMITS.MIN_CUT_ROW_TOKENS) continue
+        text = fitRowTokens(row.text, room)
       }
       selected[i] = text
-      used += rowCost(Buffer.byteLength(text, "utf8")) + gapDelta
+      used += rowCost(estimateTokens(text)) + gapDelta
     }
   }
   return selected

@@ -10,7 +10,6 @@ import { renderSinglePrompt } from "./generate-prompt.js"
 import type { OwnToolCall } from "../transcript/own-output.js"
 import type { SessionInput } from "./session-input.js"
 import { renderTranscript, type TranscriptMessage } from "../transcript/transcript.js"
-import { READ_PATH } from "../../constants.js"
 
 export interface ExtractionRequest {
   system: string
@@ -71,14 +70,14 @@ export function v1Extraction(templates: ExtractionTemplates): ExtractionStrategy
 }
 
 /**
- * V2: tiered evidence within the same budget (in bytes), sent as one text part per chunk after a
+ * V2: tiered evidence within the same budget (estimated tokens), sent as one text part per chunk after a
  * short header; the folder's git branch is a hint.
  */
 export function v2Extraction(templates: ExtractionTemplates): ExtractionStrategy {
   return {
     singlePrompt: (request) => renderSinglePrompt(templates.reminder, request),
     build({ sessionId, branch, project, updatedAt, messages, input, budgetTokens, ownTool }) {
-      const evidence = selectEvidence(messages, { budgetBytes: budgetTokens * READ_PATH.BYTES_PER_TOKEN, ...input.transcript, ...(ownTool ? { ownTool } : {}) })
+      const evidence = selectEvidence(messages, { budgetTokens, ...input.transcript, ...(ownTool ? { ownTool } : {}) })
       const prompt = renderExtractionV2Prompt(templates, {
         sessionId,
         title: input.session.title,

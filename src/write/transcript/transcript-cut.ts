@@ -1,8 +1,7 @@
 // The two cuts a transcript takes: one long value (a tool's input or output) cut in the middle to a
 // number of characters, and the whole transcript fitted to a token budget. Both keep the head and
 // the tail, where a command's invocation and its verdict usually are, and say what was removed.
-import { READ_PATH } from "../../constants.js"
-import { truncateMiddle } from "../../util/tokens.js"
+import { BlockFitter, type Fitted } from "./block-fitter.js"
 
 /**
  * Keeps about `maxChars` characters of `text`, half from each end, with a marker saying how many
@@ -33,42 +32,18 @@ export function cutChars(text: string, maxChars: number, inline = false): string
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
 
-export const BLOCK_SEPARATOR = "\n\n"
-/** Room kept for the budget marker and its separators, so that the result stays within budget. */
-const MARKER_RESERVE = 96
-
-export interface Fitted {
-  text: string
-  truncated: boolean
-}
+export { BLOCK_SEPARATOR, type Fitted } from "./block-fitter.js"
 
 /**
- * Joins the blocks and, when they exceed `maxTokens`, keeps the head and the tail. Whole blocks are
- * preferred, the first half of the budget to the head and the rest to the tail. When whole blocks
- * would leave the first or the last block out, or fill less than half of the budget (a few huge
- * blocks), the joined text goes through `truncateMiddle` instead, which cuts on UTF-8 character
- * boundaries. Either way the result, marker included, stays within `maxTokens` unless the budget
- * cannot even hold the marker.
+ * Joins the blocks and, when they exceed `maxTokens` (estimated), keeps the head and the tail. Whole
+ * blocks are preferred, the first half of the budget to the head and the rest to the tail. When
+ * whole blocks would leave the first or the last block out, or fill less than half of the budget (a
+ * few huge blocks), the joined text is cut in the middle instead, on character boundaries. Either
+ * way the result, marker included, stays within `maxTokens` unless the budget cannot even hold the
+ * marker. BlockFitter does it as the blocks arrive.
  */
 export function fitBlocks(blocks: readonly string[], maxTokens: number): Fitted {
-  const budget = Math.max(0, Math.floor(maxTokens)) * READ_PATH.BYTES_PER_TOKEN
-  const sizes = blocks.map((block) => Buffer.byteLength(block, "utf8"))
-  const separator = BLOCK_SEPARATOR.length
-  const total = sizes.reduce((sum, size) => sum + size, 0) + separator * Math.max(0, blocks.length - 1)
-  if (total <= budget) return { text: blocks.join(BLOCK_SEPARATOR), truncated: false }
-
-  const room = Math.max(0, budget - MARKER_RESERVE)
-  let head = 0
-  let headBytes = 0
-  while (head < blocks.length && headBytes + sizes[head]! + separator <= room / 2) headBytes += sizes[head++]! + separator
-  let tail = blocks.length
-  let tailBytes = 0
-  while (tail > head && tailBytes + sizes[tail - 1]! + separator <= room - headBytes) tailBytes += sizes[--tail]! + separator
-  if (head > 0 && tail < blocks.length && headBytes + tailBytes >= room / 2) {
-    const removed = Math.ceil((total - headBytes - tailBytes) / READ_PATH.BYTES_PER_TOKEN)
-    const entries = tail - head === 1 ? "1 entry" : `${tail - head} entries`
-    const marker = `[... ${entries} (${removed} tokens) truncated ...]`
-    return { text: [...blocks.slice(0, head), marker, ...blocks.slice(tail)].join(BLOCK_SEPARATOR), truncated: true }
-  }
-  return { text: truncateMiddle(blocks.join(BLOCK_SEPARATOR), room / READ_PATH.BYTES_PER_TOKEN), truncated: true }
+  const fitter = new BlockFitter(maxTokens)
+  for (const block of blocks) fitter.add(block)
+  return fitter.finish()
 }

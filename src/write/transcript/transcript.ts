@@ -45,7 +45,7 @@ export interface TranscriptMessage {
 }
 
 export interface TranscriptOptions {
-  /** Token budget for the whole rendered transcript (estimateTokens: UTF-8 bytes / 4). */
+  /** Token budget for the whole rendered transcript, in estimated tokens (token-estimate.ts). */
   maxTokens: number
   /** Longest tool output kept, in characters, before it is cut with a marker. */
   maxToolOutputChars?: number
@@ -86,8 +86,9 @@ export function renderTranscript(messages: readonly TranscriptMessage[], options
   const base = {
     maxToolOutputChars: options.maxToolOutputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_OUTPUT_CHARS,
     maxToolInputChars: options.maxToolInputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_INPUT_CHARS,
-    // The whole budget in bytes is at least as many characters; the margin keeps a secret split by this cut out of what is shown.
-    maxTextChars: Math.max(0, Math.floor(options.maxTokens)) * 4 + 16_384,
+    // More characters than the budget can hold (the estimate gives no text more than 8 characters a
+    // token); the margin keeps a secret split by this cut out of what is shown.
+    maxTextChars: Math.max(0, Math.floor(options.maxTokens)) * 8 + 16_384,
     injectedMarkers: options.injectedMarkers ?? [],
     transformUserText: options.transformUserText,
     redact: tally,

@@ -3,6 +3,7 @@ import { EVIDENCE_LIMITS, omittedMarker, selectEvidence, type EvidenceOptions } 
 import { privateFilter } from "../../../src/write/transcript/transcript-private.js"
 import type { TranscriptMessage, TranscriptPart } from "../../../src/write/transcript/transcript.js"
 import { expectGolden } from "../../golden/golden.js"
+import { estimateTokens } from "../../../src/util/token-estimate.js"
 
 // ---- Builders: the shapes OpenCode's `GET /session/{id}/message` returns, trimmed to what matters. ----
 
@@ -28,7 +29,7 @@ const QUOTED_BLOCK = [
 ].join("\n")
 
 const BIG = 1_000_000
-const select = (messages: readonly TranscriptMessage[], options: Partial<EvidenceOptions> = {}) => selectEvidence(messages, { budgetBytes: BIG, ...options })
+const select = (messages: readonly TranscriptMessage[], options: Partial<EvidenceOptions> = {}) => selectEvidence(messages, { budgetTokens: BIG, ...options })
 const whole = (messages: readonly TranscriptMessage[], options: Partial<EvidenceOptions> = {}) => select(messages, options).chunks.join("")
 const bytes = (value: string) => Buffer.byteLength(value, "utf8")
 
@@ -128,12 +129,12 @@ describe("selectEvidence: rows and tiers", () => {
   })
 
   it("returns nothing for no messages, and drops roles it does not know", () => {
-    expect(select([])).toEqual({ chunks: [], bytes: 0, kept: 0, omitted: 0, redactions: {} })
+    expect(select([])).toEqual({ chunks: [], bytes: 0, tokens: 0, kept: 0, omitted: 0, redactions: {} })
     expect(select([{ info: { role: "system" }, parts: [text("x")] }]).chunks).toEqual([])
   })
 
   it("is a pure function of its input", () => {
-    expect(select(realisticSession(), { budgetBytes: 700 })).toEqual(select(realisticSession(), { budgetBytes: 700 }))
+    expect(select(realisticSession(), { budgetTokens: 175 })).toEqual(select(realisticSession(), { budgetTokens: 175 }))
   })
 })
 
@@ -172,9 +173,18 @@ describe("selectEvidence: budget", () => {
     assistant(tool("bash", { n: 3 }, filler("T3")), text(filler("F2"))),
   ]
 
+  const row = (label: string, body: string) => estimateTokens(`${label}\n${body}\n`)
+  /** What a gap costs at most (its marker, its line break and the separator), and a separator. */
+  const gap = estimateTokens(omittedMarker(8)) + 3
+  const join = estimateTokens("\n")
+
   it("takes the tiers in order and marks each run of rows left out once", () => {
-    // Room for the two human rows and the two final answers, not for anything else.
-    const evidence = select(session(), { budgetBytes: 4 * 1_040 + 200 })
+    // Room for the two human rows and the two final answers, not for anything else: the slack is
+    // under what a row needs to be cut into the room.
+    const wanted = [row("[human user]", filler("U1")), row("[human user]", filler("U2")), row("[assistant final]", filler("F1")), row("[assistant final]", filler("F2"))]
+    const budget = wanted.reduce((sum, size) => sum + size + join, 0) + 2 * gap + 10
+    expect(budget - wanted.reduce((sum, size) => sum + size, 0)).toBeLessThan(EVIDENCE_LIMITS.MIN_CUT_ROW_TOKENS)
+    const evidence = select(session(), { budgetTokens: budget })
     const out = evidence.chunks.join("")
     expect(out.match(/^\[[^\]]+\]/gm)).toEqual(["[human user]", "[... 3 rows omitted ...]", "[assistant final]", "[human user]", "[... 1 row omitted ...]", "[assistant final]"])
     expect(evidence).toMatchObject({ kept: 4, omitted: 4 })
@@ -182,33 +192,39 @@ describe("selectEvidence: budget", () => {
 
   it("takes the newest rows of a tier first", () => {
     const messages = [1, 2, 3, 4].map((n) => user(text(filler(`U${n}`))))
-    const out = whole(messages, { budgetBytes: 2 * 1_040 + 100 })
+    const out = whole(messages, { budgetTokens: row("[human user]", filler("U3")) + row("[human user]", filler("U4")) + 2 * join + gap + 10 })
     expect(out.match(/U\d/g)).toEqual(["U3", "U4"])
     expect(out.startsWith(`${omittedMarker(2)}\n\n[human user]\nU3`)).toBe(true)
   })
 
   it("cuts the row that does not fit whole when enough room is left, else skips it for older rows that fit", () => {
-    const cut = select([user(text(filler("OLD"))), user(text(`${"n".repeat(3_000)}NEWEST`))], { budgetBytes: 2_000 })
+    const newest = `${"n".repeat(3_000)}NEWEST`
+    const budget = Math.floor(row("[human user]", newest) * 0.6)
+    expect(budget).toBeGreaterThan(EVIDENCE_LIMITS.MIN_CUT_ROW_TOKENS + gap)
+    const cut = select([user(text(filler("OLD"))), user(text(newest))], { budgetTokens: budget })
     expect(cut.kept).toBe(1)
     expect(cut.chunks.join("")).toMatch(/tokens truncated[\s\S]*NEWEST/)
-    const skip = select([user(text("small old")), user(text("n".repeat(5_000)))], { budgetBytes: 300 })
+    expect(cut.tokens).toBeLessThanOrEqual(budget)
+    const small = row("[human user]", "small old")
+    const skip = select([user(text("small old")), user(text("n".repeat(5_000)))], { budgetTokens: small + join + gap + EVIDENCE_LIMITS.MIN_CUT_ROW_TOKENS - 20 })
     expect(skip.chunks.join("")).toBe("[human user]\nsmall old\n\n[... 1 row omitted ...]\n")
   })
 
   it("never exceeds the budget, and keeps everything when it fits", () => {
     const messages = realisticSession()
     const full = select(messages)
-    for (let budget = 0; budget <= full.bytes + 10; budget += 7) {
-      const evidence = select(messages, { budgetBytes: budget })
-      expect(evidence.bytes).toBeLessThanOrEqual(budget)
+    for (let budget = 0; budget <= full.tokens + 10; budget += 3) {
+      const evidence = select(messages, { budgetTokens: budget })
+      expect(evidence.tokens).toBeLessThanOrEqual(budget)
       expect(evidence.bytes).toBe(bytes(evidence.chunks.join("")))
+      expect(evidence.tokens).toBe(estimateTokens(evidence.chunks.join("")))
       expect(evidence.kept + evidence.omitted).toBe(full.kept)
     }
-    expect(select(messages, { budgetBytes: full.bytes })).toEqual(full)
+    expect(select(messages, { budgetTokens: full.tokens })).toEqual(full)
   })
 
   it("returns no chunks when nothing fits", () => {
-    expect(select(session(), { budgetBytes: 40 })).toEqual({ chunks: [], bytes: 0, kept: 0, omitted: 8, redactions: {} })
+    expect(select(session(), { budgetTokens: 10 })).toEqual({ chunks: [], bytes: 0, tokens: 0, kept: 0, omitted: 8, redactions: {} })
   })
 })
 

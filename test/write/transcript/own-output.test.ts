@@ -127,7 +127,7 @@ describe("ownToolLine", () => {
 describe("rendering memory's own tool calls", () => {
   const renderers = {
     renderTranscript: (messages: readonly TranscriptMessage[], options: { ownTool?: typeof own } = {}) => renderTranscript(messages, { maxTokens: 100_000, ...options }).text,
-    selectEvidence: (messages: readonly TranscriptMessage[], options: { ownTool?: typeof own } = {}) => selectEvidence(messages, { budgetBytes: 1_000_000, ...options }).chunks.join(""),
+    selectEvidence: (messages: readonly TranscriptMessage[], options: { ownTool?: typeof own } = {}) => selectEvidence(messages, { budgetTokens: 250_000, ...options }).chunks.join(""),
   }
 
   for (const [name, render] of Object.entries(renderers)) {

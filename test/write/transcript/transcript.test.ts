@@ -175,7 +175,7 @@ describe("renderTranscript drops", () => {
     const { text: out } = render(messages)
     expect(out).not.toContain("REMEMBERED-RECAP")
     expect(out).not.toContain("MEMORY SUMMARY")
-    const evidence = selectEvidence(messages as never, { budgetBytes: 100_000 }).chunks.join("")
+    const evidence = selectEvidence(messages as never, { budgetTokens: 25_000 }).chunks.join("")
     expect(evidence).toContain("Look:")
     expect(evidence).not.toContain("REMEMBERED-RECAP")
     expect(evidence).not.toContain("## Memory")
