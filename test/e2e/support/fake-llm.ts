@@ -5,6 +5,8 @@
 // what the "model" answers, without any network access.
 //
 // Routes: POST /v1/chat/completions (SSE when `stream: true`, JSON otherwise), GET /v1/models.
+// With setContextWindow it also acts as a provider whose model has a window: a prompt over it, in
+// real o200k_base tokens, is refused as OpenAI refuses it (HTTP 400 context_length_exceeded).
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -56,6 +58,30 @@ export interface LoggedRequest {
   body: ChatRequest
   /** The reply that was sent (a scripted one or a default one). */
   reply: FakeReply
+  receivedAt: number
+  /** The prompt's o200k_base tokens (promptTokens), counted only for a model under a context window. */
+  promptTokens?: number
+}
+
+/**
+ * A provider's context window (FakeLlm.setContextWindow): a prompt of more than `tokens` real
+ * o200k_base tokens is refused as OpenAI refuses it. Only requests for `model` (the id as sent)
+ * are measured; without it, every request.
+ */
+export interface ContextWindow {
+  tokens: number
+  model?: string
+}
+
+/** A request refused for its size: what it asked of which window. */
+export interface RefusedRequest {
+  kind: RequestKind
+  model: string | undefined
+  /** The prompt's tokens (promptTokens). */
+  tokens: number
+  /** The window it was over. */
+  limit: number
+  body: ChatRequest
   receivedAt: number
 }
 
@@ -174,6 +200,11 @@ export class ScriptedModel {
   /** Slows every handler-made structured answer (per streamed chunk), to show work is in the background. */
   structuredDelayMs = 0
 
+  /** Adds a request the transport answered itself (e.g. a refusal) to the log. */
+  protected record(entry: LoggedRequest): void {
+    this.log.push(entry)
+  }
+
   /** Every chat request received since start or the last `reset()`, oldest first. */
   requests(): LoggedRequest[] {
     return [...this.log]
@@ -255,6 +286,8 @@ export class ScriptedModel {
 export class FakeLlm extends ScriptedModel {
   private readonly server: http.Server
   private readonly port: number
+  private window: ContextWindow | undefined
+  private refusals: RefusedRequest[] = []
 
   private constructor(server: http.Server, port: number) {
     super()
@@ -277,6 +310,26 @@ export class FakeLlm extends ScriptedModel {
   /** Base URL for an OpenAI-compatible provider (`.../v1`). */
   get url(): string {
     return `http://127.0.0.1:${this.port}/v1`
+  }
+
+  /**
+   * Acts as a provider whose model has a context window (or, with undefined, has none again: the
+   * default). A prompt over it gets OpenAI's HTTP 400 context_length_exceeded, takes no queued
+   * reply and calls no handler; it is logged (requests()) and kept in refused().
+   */
+  setContextWindow(window: ContextWindow | undefined): void {
+    this.window = window
+  }
+
+  /** Requests refused for their size since start or the last reset(), oldest first. */
+  refused(): RefusedRequest[] {
+    return [...this.refusals]
+  }
+
+  override reset(): void {
+    super.reset()
+    this.window = undefined
+    this.refusals = []
   }
 
   async close(): Promise<void> {
@@ -306,7 +359,27 @@ export class FakeLlm extends ScriptedModel {
   }
 
   private async complete(body: ChatRequest, res: http.ServerResponse): Promise<void> {
+    const window = this.window
+    if (window && (window.model === undefined || window.model === body.model)) {
+      const tokens = await promptTokens(body)
+      if (tokens > window.tokens) {
+        const kind = classify(body)
+        const error = contextLengthExceeded(window.tokens, tokens)
+        const receivedAt = Date.now()
+        this.record({ kind, body, reply: { status: 400, error: error.error.message }, receivedAt, promptTokens: tokens })
+        this.refusals.push({ kind, model: body.model, tokens, limit: window.tokens, body, receivedAt })
+        return sendJson(res, 400, error)
+      }
+      return this.answerAndSend(body, res, tokens)
+    }
+    return this.answerAndSend(body, res)
+  }
+
+  private async answerAndSend(body: ChatRequest, res: http.ServerResponse, tokens?: number): Promise<void> {
     const reply = this.answer(body)
+    // answer() logged this request just now (nothing ran in between): note what it measured.
+    const logged = this.requests().at(-1)
+    if (tokens !== undefined && logged?.body === body) logged.promptTokens = tokens
     if (isError(reply)) {
       if (reply.delayMs) await sleep(reply.delayMs)
       return sendJson(res, reply.status ?? 400, errorBody(reply.error ?? "fake-llm: scripted error"))
@@ -395,6 +468,39 @@ async function streamCompletion(res: http.ServerResponse, c: Completion, delayMs
 
 function modelList(): unknown {
   return { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] }
+}
+
+/** OpenAI's answer to a prompt over the model's window (HTTP 400), word for word. */
+function contextLengthExceeded(limit: number, tokens: number) {
+  return {
+    error: {
+      message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+    },
+  }
+}
+
+type CountTokens = (text: string) => number
+let o200k: Promise<CountTokens> | undefined
+
+/**
+ * The prompt's tokens as OpenAI counts a chat request, with the real o200k_base tokenizer: each
+ * message's role, text and tool calls (name and arguments) plus 3 tokens of framing, 3 more for the
+ * reply's start, and the tool definitions as sent. The tokenizer's tables load on first use, so a
+ * fake without a window never loads it.
+ */
+export async function promptTokens(request: ChatRequest): Promise<number> {
+  o200k ??= import("gpt-tokenizer/encoding/o200k_base").then((module) => module.countTokens as CountTokens)
+  const count = await o200k
+  let tokens = 3
+  for (const message of request.messages ?? []) {
+    tokens += 3 + count(message.role) + count(contentText(message.content))
+    for (const call of message.tool_calls ?? []) tokens += count(call.function?.name ?? "") + count(call.function?.arguments ?? "")
+  }
+  if (request.tools?.length) tokens += count(JSON.stringify(request.tools))
+  return tokens
 }
 
 function errorBody(message: string): unknown {
