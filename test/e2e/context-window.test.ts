@@ -1,0 +1,274 @@
+// Extraction fits the extraction model's window as a real provider counts it (issue 38), on the real
+// OpenCode 1.18.33 and the real released OpenCode 2.1.2. The plugin's extract_model is a provider
+// model that declares a window of 16,000 tokens, and the fake LLM refuses any prompt to it over
+// 16,000 o200k_base tokens with OpenAI's HTTP 400 context_length_exceeded. Each host gets two
+// sessions that state a fact first and another last, with five pastes of about 14 KB between:
+// sha256sum output (1.8 bytes a token; the issue's session of digests sent 22,281 tokens under a
+// budget of 4 bytes a token) and base64 blobs (1.45 bytes a token). Once they are idle, phase 1
+// must store a record of each from a request the provider accepted, holding both facts (the
+// transcript's head and tail), with no job failed and no retry spent, even where a first request
+// was refused.
+import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import fs from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { JOBS } from "../../src/constants.js"
+import { ENV_TEST_CLOCK_FILE } from "../../src/util/test-switches.js"
+import { FakeLlm, contentText, userText, type ChatRequest, type LoggedRequest } from "./support/fake-llm.js"
+import { query } from "./support/memory-db.js"
+import { createSandbox, defaultPluginSpec, repoRoot, startServe, waitFor } from "./support/opencode.js"
+import { checkoutPlugin, createSandbox2, startServe2 } from "./support/opencode2.js"
+import { ServerApi } from "./support/server-api.js"
+
+const HOUR = 3_600_000
+const WINDOW = 16_000
+const MODEL = "window-16k"
+const CLI = path.join(repoRoot(), "dist", "src", "cli", "main.js")
+const PLUGIN_OPTIONS = { extract_model: `fake/${MODEL}`, min_rollout_idle_hours: 1, max_rollouts_per_startup: 4 }
+const MODEL_LIMIT = { context: WINDOW, output: 4_096 }
+
+// Each paste is just under 14 KB: of a 16,000-token window, the transcript gets 7,200 tokens, which
+// a budget of 4 bytes a token takes for 28,800 bytes, two whole pastes: about 19,000 real tokens
+// with the prompt around them, where under 2 bytes of digests make a token.
+const PASTE_BYTES = 13_900
+
+/** sha256sum output of one batch of build files, about 14 KB. */
+function digestPaste(batch: number): string {
+  const lines = [`Checksums of batch ${batch} (sha256sum output):`]
+  for (let n = 1, bytes = 0; bytes < PASTE_BYTES - 100; n++) {
+    const name = `pkg/b${batch}/f${String(n).padStart(4, "0")}.bin`
+    lines.push(`${createHash("sha256").update(name).digest("hex")}  ${name}`)
+    bytes += lines.at(-1)!.length + 1
+  }
+  return lines.join("\n")
+}
+
+/** About 14 KB of base64 (bytes that look random, the same every run), 76 characters a line. */
+function base64Paste(blob: number): string {
+  const bytes = Buffer.concat(Array.from({ length: 322 }, (_, n) => createHash("sha256").update(`blob ${blob} part ${n}`).digest()))
+  return `Firmware blob ${blob}, base64:\n${bytes.toString("base64").replace(/.{76}/g, "$&\n").trimEnd()}`
+}
+
+interface Story {
+  name: string
+  first: string
+  last: string
+  paste: (n: number) => string
+}
+
+const STORIES: Story[] = [
+  { name: "sha256 digests", first: "FACT-DIGESTHEAD: our deploy key rotates every 17 days", last: "FACT-DIGESTTAIL: the artifact mirror syncs at 03:40 UTC", paste: digestPaste },
+  { name: "base64 blobs", first: "FACT-BLOBHEAD: the signing certificate is renewed each March", last: "FACT-BLOBTAIL: firmware images are kept for 90 days", paste: base64Paste },
+]
+const FACTS = STORIES.flatMap((story) => [story.first, story.last])
+
+/** The scripted extractor: the record holds every story fact the transcript it was sent shows. */
+function echoingExtractor(request: ChatRequest): Record<string, unknown> {
+  const text = userText(request)
+  const seen = FACTS.filter((fact) => text.includes(fact))
+  if (!seen.length) return { rollout_summary: "", raw_memory: "", rollout_slug: "" }
+  return {
+    rollout_summary: `The user shared release facts and pasted data.\n${seen.join("\n")}`,
+    raw_memory: `---\ndescription: release facts\ntask_outcome: success\n---\n${seen.map((fact) => `- ${fact}`).join("\n")}`,
+    rollout_slug: "release-facts",
+  }
+}
+
+/** One host line, as far as this test needs it. */
+interface Line {
+  memoryHome: string
+  env: Record<string, string>
+  start(): Promise<void>
+  createSession(): Promise<string>
+  prompt(id: string, text: string): Promise<void>
+  log(): string
+  cleanup(): Promise<void>
+}
+
+type LineFactory = (llm: FakeLlm, clockFile: string) => Promise<Line>
+
+const opencode1: LineFactory = async (llm, clockFile) => {
+  const sandbox = await createSandbox({
+    llmUrl: llm.url,
+    // Helper sessions run in the memory folder, an instance that reads only the global config.
+    configScope: "global",
+    plugins: [[defaultPluginSpec(), PLUGIN_OPTIONS]],
+    config: {
+      provider: {
+        fake: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Fake LLM",
+          options: { baseURL: llm.url, apiKey: "fake-key" },
+          models: {
+            "fake-model": { name: "Fake Model", tool_call: true, limit: { context: 100_000, output: 4_096 } },
+            [MODEL]: { name: "Fake 16k", tool_call: true, limit: MODEL_LIMIT },
+          },
+        },
+      },
+    },
+    env: { [ENV_TEST_CLOCK_FILE]: clockFile },
+  })
+  let server: Awaited<ReturnType<typeof startServe>> | undefined
+  let api: ServerApi
+  return {
+    memoryHome: sandbox.memoryHome,
+    env: sandbox.env,
+    async start() {
+      server = await startServe(sandbox)
+      api = new ServerApi(server.url, sandbox.projectDir)
+    },
+    createSession: async () => (await api.createSession("release work")).id,
+    prompt: async (id, text) => void (await api.prompt(id, text)),
+    log: () => server?.stderr() ?? "",
+    async cleanup() {
+      await server?.stop()
+      await sandbox.cleanup()
+    },
+  }
+}
+
+const opencode2: LineFactory = async (llm, clockFile) => {
+  const sandbox = await createSandbox2({
+    llmUrl: llm.url,
+    plugins: [checkoutPlugin(PLUGIN_OPTIONS)],
+    config: {
+      providers: {
+        fake: {
+          package: "aisdk:@ai-sdk/openai-compatible",
+          settings: { baseURL: llm.url, apiKey: "fake-key" },
+          models: { "fake-model": { limit: { context: 100_000, output: 4_096 } }, [MODEL]: { limit: MODEL_LIMIT } },
+        },
+      },
+    },
+    env: { [ENV_TEST_CLOCK_FILE]: clockFile },
+  })
+  let server: Awaited<ReturnType<typeof startServe2>> | undefined
+  return {
+    memoryHome: sandbox.memoryHome,
+    env: sandbox.env,
+    async start() {
+      server = await startServe2(sandbox)
+    },
+    createSession: () => server!.api.createSession(),
+    prompt: (id, text) => server!.api.prompt(id, text),
+    log: () => server?.stderr() ?? "",
+    async cleanup() {
+      await server?.stop()
+      await sandbox.cleanup()
+    },
+  }
+}
+
+const LINES: Array<[string, LineFactory]> = [
+  ["OpenCode 1.18.33", opencode1],
+  ["OpenCode 2.1.2", opencode2],
+]
+
+interface JobRow {
+  job_key: string
+  status: string
+  retry_remaining: number
+  last_error: string | null
+}
+
+describe.each(LINES)("a %s extraction model with a 16,000-token window", (name, factory) => {
+  let llm: FakeLlm
+  let line: Line
+  let clockFile: string
+  const ids: Record<string, string> = {}
+
+  const jobs = (): JobRow[] => query<JobRow>(line, `SELECT job_key, status, retry_remaining, last_error FROM jobs WHERE kind = '${JOBS.STAGE1}'`)
+  const jobOf = (story: Story) => jobs().find((job) => job.job_key === ids[story.name])
+  /** The extraction requests of a story's session (its id is in the prompt's header), oldest first. */
+  const extractions = (story: Story): LoggedRequest[] => llm.requests().filter((r) => r.body.model === MODEL && r.kind === "structured" && userText(r.body).includes(ids[story.name]!))
+  const accepted = (story: Story) => extractions(story).filter((r) => r.reply.status === undefined && r.reply.error === undefined)
+  /** The requests the windowed model got, in tokens, by session and agent: "sha256 digests extraction 20593 refused, ...". */
+  const describeRequests = () =>
+    llm
+      .requests()
+      .filter((r) => r.body.model === MODEL)
+      .map((r) => {
+        const story = STORIES.find((s) => userText(r.body).includes(ids[s.name]!) || JSON.stringify(r.body.messages).includes(s.first))
+        return `${story?.name ?? "?"} ${r.kind === "structured" ? "extraction" : r.kind} ${r.promptTokens ?? "?"} ${r.reply.status === 400 ? "refused" : "accepted"}`
+      })
+      .join(", ") || "none"
+  const evidence = () => {
+    const logs = line.log().split("\n").filter((l) => /codex-memory|ContextOverflow|context_length|rror/.test(l)).slice(-30).join("\n")
+    return `\njobs: ${JSON.stringify(jobs())}\nrequests to ${MODEL} (tokens): ${describeRequests()}\nplugin log:\n${logs}`
+  }
+
+  beforeAll(async () => {
+    llm = await FakeLlm.start()
+    llm.setContextWindow({ tokens: WINDOW, model: MODEL })
+    llm.setStructuredHandler(echoingExtractor)
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "ocm-window-"))
+    clockFile = path.join(scratch, "clock-offset")
+    fs.writeFileSync(clockFile, "0")
+    line = await factory(llm, clockFile)
+    await line.start()
+    for (const story of STORIES) {
+      const id = await line.createSession()
+      ids[story.name] = id
+      await line.prompt(id, `Before we start, note this: ${story.first}.`)
+      for (let n = 1; n <= 5; n++) await line.prompt(id, story.paste(n))
+      await line.prompt(id, `One more thing: ${story.last}. That is all for today.`)
+    }
+    // Two hours later on the plugin's clock both sessions are idle; a new session's first turn starts a pass.
+    fs.writeFileSync(clockFile, String(2 * HOUR))
+    await line.prompt(await line.createSession(), "good morning")
+    await waitFor(() => STORIES.every((story) => ["done", "failed"].includes(jobOf(story)?.status ?? "")), {
+      timeoutMs: 150_000,
+      intervalMs: 250,
+      message: "the two extractions did not end",
+      state: evidence,
+    })
+    console.log(`${name}: ${describeRequests()}`)
+  }, 300_000)
+
+  afterAll(async () => {
+    await line?.cleanup()
+    await llm?.close()
+    if (clockFile) fs.rmSync(path.dirname(clockFile), { recursive: true, force: true })
+  })
+
+  it.each(STORIES)("sends the $name session in a request the provider accepts, within 16,000 tokens, with its first and last facts", (story) => {
+    const last = accepted(story).at(-1)
+    expect(last, `no extraction request for the ${story.name} session was accepted${evidence()}`).toBeDefined()
+    expect(last!.promptTokens).toBeLessThanOrEqual(WINDOW)
+    const text = userText(last!.body)
+    // Booleans, not toContain: a failure would print the whole 40 KB prompt.
+    expect(text.includes(story.first), `the transcript's head was lost${evidence()}`).toBe(true)
+    expect(text.includes(story.last), `the transcript's tail was lost${evidence()}`).toBe(true)
+    // Not emptied to fit: some of the pasted data is still there.
+    const pasted = [1, 2, 3, 4, 5].flatMap((n) => story.paste(n).split("\n").slice(1))
+    expect(pasted.some((row) => text.includes(row)), `none of the pasted data was kept${evidence()}`).toBe(true)
+  })
+
+  it.each(STORIES)("stores the $name session's record, its job done without spending a retry", (story) => {
+    const [record] = query<{ raw_memory: string }>(line, `SELECT raw_memory FROM stage1_outputs WHERE session_id = '${ids[story.name]}'`)
+    expect(record, `no record of the ${story.name} session${evidence()}`).toBeDefined()
+    expect(record!.raw_memory).toContain(story.first)
+    expect(record!.raw_memory).toContain(story.last)
+    // Even when a first request was refused for its size, the retries stay whole: shrinking is not a failure.
+    expect(jobOf(story), evidence()).toMatchObject({ status: "done", retry_remaining: JOBS.RETRIES })
+  })
+
+  it("leaves no failed extraction job, in memory.db and in the CLI's status", () => {
+    expect(jobs().filter((job) => job.status === "failed"), evidence()).toEqual([])
+    const run = spawnSync(process.execPath, [CLI, "status", "--home", line.memoryHome], { encoding: "utf8", timeout: 60_000, env: { ...line.env } })
+    expect(run.status, run.stderr).toBe(0)
+    const status = JSON.parse(run.stdout) as { report: { jobErrors: Array<{ kind: string; job_key: string; last_error: string | null }> } }
+    expect(status.report.jobErrors.filter((job) => job.kind === JOBS.STAGE1)).toEqual([])
+  })
+
+  it("reports the extraction model's 16,000-token window in memory_inspect", async () => {
+    // The budget of the last extraction lives in the process that ran it: asked of the host's plugin.
+    llm.script({ match: "INSPECT-WINDOW", toolCalls: [{ name: "memory_inspect", arguments: {} }] }, { match: "INSPECT-WINDOW", text: "inspected" })
+    const from = llm.requests().length
+    await line.prompt(await line.createSession(), "INSPECT-WINDOW please")
+    const report = llm.requests().slice(from).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content) || JSON.stringify(m.content))).join("\n")
+    expect(report).toContain(`extraction: fake/${MODEL}, a window of 16,000 tokens as OpenCode reports it`)
+  })
+})
