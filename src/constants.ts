@@ -120,3 +120,14 @@ export const STAGE_TWO = Object.freeze({
   /** Comparing memory with the host's sessions before a consolidation, at most. */
   RECONCILE_TIMEOUT_MS: 60_000,
 })
+
+/**
+ * Not in Codex: a request the model refused as too large for its window (src/write/helpers/overflow.ts)
+ * is asked again at once with two thirds of its budget (phase 1's transcript, phase 2's inputs), at
+ * most MAX_SHRINKS times, spending no retry; only then does the job fail with the usual backoff.
+ */
+export const OVERFLOW = Object.freeze({
+  MAX_SHRINKS: 3,
+  SHRINK_NUMERATOR: 2,
+  SHRINK_DENOMINATOR: 3,
+})

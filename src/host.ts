@@ -90,8 +90,11 @@ export interface HelperReply {
   structured?: unknown
   /** The reply's text parts, joined. */
   text: string
-  /** The host's error for this reply (e.g. the provider failed, or no structured output came). */
-  error?: { name: string; message: string; status?: number }
+  /**
+   * The host's error for this reply (e.g. the provider failed, or no structured output came), with
+   * the provider's HTTP status and response body when the host keeps them.
+   */
+  error?: { name: string; message: string; status?: number; body?: string }
   /** What the reply's own message cost, when the host says: the spend ledger's fallback. */
   usage?: HelperUsage
 }
@@ -162,5 +165,5 @@ export interface GenerateInput {
 
 export interface GenerateReply {
   text: string
-  error?: { name: string; message: string; status?: number }
+  error?: { name: string; message: string; status?: number; body?: string }
 }

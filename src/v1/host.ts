@@ -17,6 +17,8 @@ interface LooseClient {
 }
 
 const LIST_PAGE = 200
+/** A provider's error body is kept this far: enough for its error code and message. */
+const BODY_MAX_CHARS = 4_000
 const LIST_MAX_PAGES = 500
 
 export function createV1Host(client: Client): Host {
@@ -161,7 +163,7 @@ interface RawProvider {
 }
 
 interface RawReply {
-  info?: { role?: string; structured?: unknown; error?: { name?: string; data?: { message?: string; statusCode?: number } }; tokens?: unknown; cost?: unknown }
+  info?: { role?: string; structured?: unknown; error?: { name?: string; data?: { message?: string; statusCode?: number; responseBody?: string } }; tokens?: unknown; cost?: unknown }
   parts?: Array<{ type?: string; text?: string; synthetic?: boolean }>
 }
 
@@ -197,6 +199,9 @@ function toHelperReply(raw: RawReply): HelperReply {
             name: error.name ?? "Error",
             message: error.data?.message ?? "",
             ...(error.data?.statusCode !== undefined ? { status: error.data.statusCode } : {}),
+            // APIError and ContextOverflowError keep the provider's body: its error code
+            // (context_length_exceeded) may be nowhere in the message (write/helpers/overflow.ts).
+            ...(typeof error.data?.responseBody === "string" && error.data.responseBody ? { body: error.data.responseBody.slice(0, BODY_MAX_CHARS) } : {}),
           },
         }
       : {}),

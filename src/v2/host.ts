@@ -212,8 +212,12 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
         if (!generate) return { text: "", error: { name: "UnsupportedError", message: "this OpenCode 2 offers no generate.text" } }
         return { text: (await generate.text({ prompt: input.prompt, ...(model ? { model } : {}) })).text }
       } catch (error) {
-        const status = (error as { status?: unknown }).status
-        return { text: "", error: { name: (error as Error).name || "Error", message: (error as Error).message ?? String(error), ...(typeof status === "number" ? { status } : {}) } }
+        // The service's HTTP error has `status`; a provider's error thrown through the plugin
+        // context (the AI SDK's APICallError) has `statusCode` and `responseBody`.
+        const { status, statusCode, responseBody } = error as { status?: unknown; statusCode?: unknown; responseBody?: unknown }
+        const code = typeof status === "number" ? status : typeof statusCode === "number" ? statusCode : undefined
+        const body = typeof responseBody === "string" && responseBody ? { body: responseBody.slice(0, 4_000) } : {}
+        return { text: "", error: { name: (error as Error).name || "Error", message: (error as Error).message ?? String(error), ...(code !== undefined ? { status: code } : {}), ...body } }
       }
     },
 
