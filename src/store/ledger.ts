@@ -6,12 +6,22 @@ import type { SqlDatabase } from "./sqlite.js"
 export type SpendPhase = "extraction" | "consolidation"
 
 /** One helper session's tokens and cost; cost in the currency OpenCode reports (USD for models.dev prices). */
-export type Usage = HelperUsage
+export interface Usage extends HelperUsage {
+  /**
+   * Requests of this call the model refused as too large for its window (write/helpers/overflow.ts):
+   * each is asked again at once with less, so the count says how often budgets were too generous.
+   */
+  overflows?: number
+  /** Helper sessions this entry counts: 1 unless said (0: a refused completion, which had no session). */
+  sessions?: number
+}
 
-export interface SpendTotals extends Usage {
+export interface SpendTotals extends HelperUsage {
   sessions: number
   /** input + output + reasoning + cache reads and writes: what daily_token_budget counts. */
   tokens: number
+  /** Requests refused as too large for the model's window (and asked again with less). */
+  overflows: number
 }
 
 export interface SpendReport {
@@ -35,16 +45,16 @@ export class SpendLedger {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Adds one helper session's usage to today's row of its phase. */
+  /** Adds one helper session's usage (and the overflows it met) to today's row of its phase. */
   record(phase: SpendPhase, usage: Usage): void {
     this.db
       .prepare(
-        `INSERT INTO spend_ledger (day, phase, sessions, input, output, reasoning, cache_read, cache_write, cost)
-         VALUES ($day, $phase, 1, $input, $output, $reasoning, $cacheRead, $cacheWrite, $cost)
+        `INSERT INTO spend_ledger (day, phase, sessions, input, output, reasoning, cache_read, cache_write, cost, overflows)
+         VALUES ($day, $phase, $sessions, $input, $output, $reasoning, $cacheRead, $cacheWrite, $cost, $overflows)
          ON CONFLICT (day, phase) DO UPDATE SET
-           sessions = sessions + 1, input = input + excluded.input, output = output + excluded.output,
+           sessions = sessions + excluded.sessions, input = input + excluded.input, output = output + excluded.output,
            reasoning = reasoning + excluded.reasoning, cache_read = cache_read + excluded.cache_read,
-           cache_write = cache_write + excluded.cache_write, cost = cost + excluded.cost`,
+           cache_write = cache_write + excluded.cache_write, cost = cost + excluded.cost, overflows = overflows + excluded.overflows`,
       )
       .run({ day: utcDay(this.now()), phase, ...clean(usage) })
   }
@@ -75,6 +85,7 @@ export class SpendLedger {
         cacheWrite: per(last7Days.cacheWrite),
         cost: per(last7Days.cost),
         tokens: per(last7Days.tokens),
+        overflows: per(last7Days.overflows),
       },
       byDay,
     }
@@ -85,7 +96,8 @@ export class SpendLedger {
       .prepare(
         `SELECT COALESCE(SUM(sessions), 0) AS sessions, COALESCE(SUM(input), 0) AS input, COALESCE(SUM(output), 0) AS output,
                 COALESCE(SUM(reasoning), 0) AS reasoning, COALESCE(SUM(cache_read), 0) AS cache_read,
-                COALESCE(SUM(cache_write), 0) AS cache_write, COALESCE(SUM(cost), 0) AS cost
+                COALESCE(SUM(cache_write), 0) AS cache_write, COALESCE(SUM(cost), 0) AS cost,
+                COALESCE(SUM(overflows), 0) AS overflows
          FROM spend_ledger WHERE day >= $from AND day <= $to`,
       )
       .get<Row>({ from, to })
@@ -103,6 +115,7 @@ interface Row {
   cache_read: number
   cache_write: number
   cost: number
+  overflows: number
 }
 
 function toTotals(row: Partial<Row> | undefined): SpendTotals {
@@ -116,13 +129,15 @@ function toTotals(row: Partial<Row> | undefined): SpendTotals {
     cacheWrite: n(row?.cache_write),
     cost: n(row?.cost),
   }
-  return { ...totals, tokens: totals.input + totals.output + totals.reasoning + totals.cacheRead + totals.cacheWrite }
+  return { ...totals, tokens: totals.input + totals.output + totals.reasoning + totals.cacheRead + totals.cacheWrite, overflows: n(row?.overflows) }
 }
 
 /** Non-negative whole token counts and a finite cost: a host's odd number never corrupts a sum. */
 function clean(usage: Usage): Record<keyof Usage, number> {
-  const count = (value: number) => (Number.isFinite(value) && value > 0 ? Math.round(value) : 0)
+  const count = (value: number | undefined) => (value !== undefined && Number.isFinite(value) && value > 0 ? Math.round(value) : 0)
   return {
+    sessions: usage.sessions === undefined ? 1 : count(usage.sessions),
+    overflows: count(usage.overflows),
     input: count(usage.input),
     output: count(usage.output),
     reasoning: count(usage.reasoning),

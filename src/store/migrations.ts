@@ -27,6 +27,15 @@ const FORGET_QUEUE = `
       INSERT INTO consolidated_sessions (session_id)
         SELECT DISTINCT substr(session_id, 1, instr(session_id || '#', '#') - 1) FROM stage1_outputs WHERE selected_for_phase2 <> 0;`
 
+/**
+ * The budgets, in tokens, at which a job's last run found its request too large for the model, in
+ * order (JSON, e.g. [9200,6133]): phase 1's transcript budgets, phase 2's input budgets. Each shrink
+ * is written as it happens; the next claim clears it; NULL when the last run met no overflow.
+ * One per version database.
+ */
+const OVERFLOW_BUDGETS = `
+      ALTER TABLE jobs ADD COLUMN overflow_budgets TEXT;`
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
@@ -275,6 +284,16 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ALTER TABLE session_catalog ADD COLUMN project_name TEXT;
     `,
   },
+  {
+    version: 13,
+    name: "overflow shrinks",
+    sql: `
+      ${OVERFLOW_BUDGETS}
+      -- Requests the model refused as too large for its window, per day and phase, each asked
+      -- again at once with less (src/write/helpers/overflow.ts).
+      ALTER TABLE spend_ledger ADD COLUMN overflows INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */
@@ -356,6 +375,14 @@ export const V2_MIGRATIONS: readonly Migration[] = Object.freeze([
       -- As in memory.db's migration 12.
       ALTER TABLE stage1_outputs ADD COLUMN project_key TEXT;
       ALTER TABLE stage1_outputs ADD COLUMN project_name TEXT;
+    `,
+  },
+  {
+    version: 6,
+    name: "V2 overflow shrinks",
+    sql: `
+      -- As in memory.db's migration 13 (V2 keeps no ledger of its own).
+      ${OVERFLOW_BUDGETS}
     `,
   },
 ])

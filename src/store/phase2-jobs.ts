@@ -124,7 +124,7 @@ export class Phase2Jobs {
       this.db
         .prepare(
           `UPDATE jobs SET status = 'running', worker_id = $worker, ownership_token = $token, started_at = $now,
-             lease_until = $lease, retry_at = NULL, owner_pid = $pid, owner_boot = $boot
+             lease_until = $lease, retry_at = NULL, owner_pid = $pid, owner_boot = $boot, overflow_budgets = NULL
            WHERE kind = $kind AND job_key = $key`,
         )
         .run({ ...ROW, ...owner })
@@ -329,6 +329,15 @@ export class Phase2Jobs {
         spend: options.spendRetry === false ? 0 : 1,
       },
     )
+  }
+
+  /**
+   * This run's consolidator found its inputs too large for the model at each of `budgets` (tokens,
+   * in order), and runs again with fewer: recorded on the owned job (jobs.overflow_budgets), kept
+   * whatever the run's outcome until the next claim. False when the token no longer owns it.
+   */
+  noteOverflow(token: string, budgets: readonly number[]): boolean {
+    return this.owned(token, "overflow_budgets = $budgets", { budgets: JSON.stringify(budgets) })
   }
 
   /** Shutdown: gives the claim back at once, pending, with no retry spent and no backoff. */

@@ -106,7 +106,7 @@ export class Stage1Jobs {
              status = 'running', worker_id = excluded.worker_id, ownership_token = excluded.ownership_token,
              started_at = excluded.started_at, lease_until = excluded.lease_until, retry_at = NULL,
              retry_remaining = excluded.retry_remaining, input_watermark = excluded.input_watermark,
-             owner_pid = excluded.owner_pid, owner_boot = excluded.owner_boot`,
+             owner_pid = excluded.owner_pid, owner_boot = excluded.owner_boot, overflow_budgets = NULL`,
         )
         .run({
           kind: JOBS.STAGE1,
@@ -233,6 +233,19 @@ export class Stage1Jobs {
         spend: options.spendRetry === false ? 0 : 1,
       }).changes
     return changes > 0
+  }
+
+  /**
+   * This run's request was too large for the model at each of `budgets` (tokens, in order), and is
+   * being asked again with less: recorded on the owned job (jobs.overflow_budgets) as it happens,
+   * kept whatever the run's outcome until the next claim. False when the token no longer owns it.
+   */
+  noteOverflow(sessionId: string, token: string, budgets: readonly number[]): boolean {
+    return (
+      this.db
+        .prepare(`UPDATE jobs SET overflow_budgets = $budgets WHERE kind = $kind AND job_key = $id AND status = 'running' AND ownership_token = $token`)
+        .run({ kind: JOBS.STAGE1, id: sessionId, token, budgets: JSON.stringify(budgets) }).changes > 0
+    )
   }
 
   /**

@@ -196,6 +196,24 @@ const ids = (inputs: Array<{ sessionId: string }>) => inputs.map((input) => inpu
 
 export const phase2Cases: Phase2Case[] = [
   {
+    name: "the input budgets an overflow refused are noted on the owned job, kept through its outcome, and cleared by the next claim",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      const first = claimed(jobs.claim("worker-a"))
+      assert.equal(jobs.noteOverflow(first.token, [40_000, 26_666]), true)
+      assert.equal(jobs.noteOverflow("not-the-token", [1]), false)
+      assert.equal(jobs.succeed(first.token, first.watermark, []), true)
+      assertFields(phase2Job(jobs), { status: "done", overflow_budgets: "[40000,26666]", retry_remaining: JOBS.RETRIES })
+      clock.now += COOLDOWN + 1
+      jobs.enqueue(clock.now)
+      const second = claimed(jobs.claim("worker-a"))
+      assertFields(phase2Job(jobs), { status: "running", overflow_budgets: null })
+      assert.equal(jobs.noteOverflow(second.token, [40_000, 26_666, 17_777, 11_851]), true)
+      assert.equal(jobs.fail(second.token, "too large at every budget"), true)
+      assertFields(phase2Job(jobs), { status: "failed", overflow_budgets: "[40000,26666,17777,11851]" })
+    }),
+  },
+  {
     name: "phase 2 is claimed with nothing queued: a missing row is created already claimed, as in Codex",
     run: scenario(({ clock, connect }) => {
       const jobs = connect()

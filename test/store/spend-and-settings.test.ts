@@ -49,6 +49,20 @@ describe("the spend ledger", () => {
     expect(ledger.tokensToday()).toBe(1810)
   })
 
+  it("counts the requests refused as too large for the model, and a refused completion as no helper session", () => {
+    const ledger = new SpendLedger(db, () => clock)
+    ledger.record("extraction", { ...usage(100), overflows: 1 })
+    ledger.record("extraction", { ...usage(0), sessions: 0, overflows: 1 })
+    ledger.record("extraction", usage(50))
+    ledger.record("consolidation", { ...usage(900), overflows: 1 })
+    const report = ledger.report()
+    expect(report.today).toMatchObject({ sessions: 3, input: 1050, overflows: 3 })
+    expect(report.byDay.map((row) => [row.phase, row.sessions, row.overflows])).toEqual([
+      ["consolidation", 1, 1],
+      ["extraction", 2, 2],
+    ])
+  })
+
   it("keeps odd numbers from a host out of the sums", () => {
     const ledger = new SpendLedger(db, () => clock)
     ledger.record("extraction", { input: Number.NaN, output: -5, reasoning: 2.6, cacheRead: Infinity, cacheWrite: 1, cost: Number.NaN })
@@ -132,7 +146,7 @@ describe("recording a helper session's cost", () => {
     const recorded: Array<{ phase: string; input: number }> = []
     const ctx = { host, diagnostics: new Diagnostics(host), recordUsage: (phase: string, u: { input: number }) => void recorded.push({ phase, input: u.input }) }
     await recordHelperUsage(ctx as never, "consolidation", "ses_helper")
-    await recordHelperUsage(ctx as never, "extraction", "ses_gone", { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 })
+    await recordHelperUsage(ctx as never, "extraction", "ses_gone", { fallback: { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 } })
     await recordHelperUsage(ctx as never, "extraction", "ses_gone")
     expect(recorded).toEqual([{ phase: "consolidation", input: 7 }, { phase: "extraction", input: 10 }])
     expect(ctx.diagnostics.recent().some((d) => /could not record what helper session ses_gone cost/.test(d.message))).toBe(true)
@@ -146,8 +160,8 @@ describe("recording a helper session's cost", () => {
     host.loadMessages = async (...args) => (reads++, load(...args))
     const recorded: number[] = []
     const ctx = { host, diagnostics: new Diagnostics(host), recordUsage: (_phase: string, u: { input: number }) => void recorded.push(u.input) }
-    await recordHelperUsage(ctx as never, "extraction", "ses_helper", { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }, true)
-    await recordHelperUsage(ctx as never, "extraction", "ses_helper", undefined, true)
+    await recordHelperUsage(ctx as never, "extraction", "ses_helper", { fallback: { input: 10, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }, structured: true })
+    await recordHelperUsage(ctx as never, "extraction", "ses_helper", { structured: true })
     expect(reads).toBe(0)
     expect(recorded).toEqual([10, 0])
   })
@@ -155,7 +169,7 @@ describe("recording a helper session's cost", () => {
   it("loses only the figure when the ledger cannot be written", async () => {
     const host = new FakeHost()
     const ctx = { host, diagnostics: new Diagnostics(host), recordUsage: () => { throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }) } }
-    await expect(recordHelperUsage(ctx as never, "extraction", "ses_x", undefined, true)).resolves.toBeUndefined()
+    await expect(recordHelperUsage(ctx as never, "extraction", "ses_x", { structured: true })).resolves.toBeUndefined()
     expect(ctx.diagnostics.recent().at(-1)?.message).toMatch(/could not record what helper session ses_x cost: database or disk is full \(SQLITE_FULL\)/)
   })
 })

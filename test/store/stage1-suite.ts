@@ -140,6 +140,26 @@ function failOnce(jobs: Stage1Jobs, clock: { now: number }, sessionId: string, u
 
 export const stage1Cases: Stage1Case[] = [
   {
+    name: "the budgets an overflow refused are noted on the owned job, kept through its outcome, and cleared by the next claim",
+    run: scenario(({ clock, connect }) => {
+      const jobs = connect()
+      const first = claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 500 }, OPTIONS))
+      assert.equal(jobs.noteOverflow("ses_a", first.token, [7_200]), true)
+      assert.equal(jobs.noteOverflow("ses_a", first.token, [7_200, 4_800]), true)
+      assert.equal(jobs.noteOverflow("ses_a", "not-the-token", [1]), false)
+      assert.equal(jobs.succeed("ses_a", first.token, OUTPUT), true)
+      assertFields(stage1Job(jobs, "ses_a"), { status: "done", overflow_budgets: "[7200,4800]", retry_remaining: JOBS.RETRIES })
+      // A finished job's note is not the token's to change any more.
+      assert.equal(jobs.noteOverflow("ses_a", first.token, [1]), false)
+      clock.now += 1_000
+      const second = claimed(jobs.claim({ sessionId: "ses_a", updatedAt: 600 }, OPTIONS))
+      assertFields(stage1Job(jobs, "ses_a"), { status: "running", overflow_budgets: null })
+      assert.equal(jobs.noteOverflow("ses_a", second.token, [7_200, 4_800, 3_200, 2_133]), true)
+      assert.equal(jobs.fail("ses_a", second.token, "too large at every budget"), true)
+      assertFields(stage1Job(jobs, "ses_a"), { status: "failed", overflow_budgets: "[7200,4800,3200,2133]" })
+    }),
+  },
+  {
     name: "a claim then a success stores the output, marks the job done and enqueues phase 2",
     run: scenario(({ clock, connect }) => {
       const jobs = connect()

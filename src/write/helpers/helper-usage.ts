@@ -32,34 +32,34 @@ function record(value: unknown): Readonly<Record<string, unknown>> | undefined {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined
 }
 
-/**
- * Reads what a helper session cost before it is deleted, into the spend ledger. Bounded, and a
- * failure costs only the figure: it is logged, never the job's outcome.
- */
-export async function recordHelperUsage(
-  ctx: { host: Host; diagnostics: Diagnostics; recordUsage?: ((phase: SpendPhase, usage: Usage) => void) | undefined },
-  phase: SpendPhase,
-  helperId: string,
+/** How a helper session's figure is read, and what it met. */
+export interface HelperUsageOptions {
   /** The final reply's own usage, when the host gave it: used when the messages cannot be read. */
-  fallback?: Usage,
+  fallback?: Usage | undefined
   /**
    * The helper was asked for a JSON schema: OpenCode 1.18.33 cannot list such a session (it
    * rejects its own stored format, HTTP 400 "Expected OutputFormatJsonSchema", with a WARN in its
    * log), and the helper answers in one step, so its reply is the whole cost and nothing is read.
    */
-  structured = false,
-): Promise<void> {
+  structured?: boolean
+  /** Its request was refused as too large for the model's window: counted in the ledger's overflows. */
+  overflowed?: boolean
+}
+
+type LedgerContext = { host: Host; diagnostics: Diagnostics; recordUsage?: ((phase: SpendPhase, usage: Usage) => void) | undefined }
+
+const NOTHING: Usage = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }
+
+/**
+ * Reads what a helper session cost before it is deleted, into the spend ledger. Bounded, and a
+ * failure costs only the figure: it is logged, never the job's outcome.
+ */
+export async function recordHelperUsage(ctx: LedgerContext, phase: SpendPhase, helperId: string, options: HelperUsageOptions = {}): Promise<void> {
   if (!ctx.recordUsage) return
-  const record = (usage: Usage) => {
-    try {
-      ctx.recordUsage!(phase, usage)
-    } catch (error) {
-      // A full disk, say: the figure is lost, the job's outcome is not.
-      ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record what helper session ${helperId} cost: ${errorMessage(error)}`)
-    }
-  }
+  const { fallback, structured = false, overflowed = false } = options
+  const record = (usage: Usage) => writeLedger(ctx, phase, { ...usage, ...(overflowed ? { overflows: 1 } : {}) }, `what helper session ${helperId} cost`)
   // An answer with no usage (an abort before any reply) still counts as a helper session.
-  if (structured) return record(fallback ?? { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0 })
+  if (structured) return record(fallback ?? NOTHING)
   let messages: readonly unknown[]
   try {
     messages = await ctx.host.loadMessages(helperId, AbortSignal.timeout(STAGE_ONE.USAGE_TIMEOUT_MS))
@@ -68,4 +68,22 @@ export async function recordHelperUsage(
     return ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record what helper session ${helperId} cost: ${errorMessage(error)}`)
   }
   record(helperUsage(messages))
+}
+
+/**
+ * A completion (no helper session: OpenCode 2's generate.text) the model refused as too large for
+ * its window: counted in the ledger's overflows, as no session and no tokens (the host reports no
+ * usage for completions).
+ */
+export function recordRefusedCompletion(ctx: LedgerContext, phase: SpendPhase): void {
+  if (ctx.recordUsage) writeLedger(ctx, phase, { ...NOTHING, sessions: 0, overflows: 1 }, "a refused completion")
+}
+
+function writeLedger(ctx: LedgerContext, phase: SpendPhase, usage: Usage, what: string): void {
+  try {
+    ctx.recordUsage!(phase, usage)
+  } catch (error) {
+    // A full disk, say: the figure is lost, the job's outcome is not.
+    ctx.diagnostics.report("warn", phase === "extraction" ? "phase1" : "phase2", `could not record ${what}: ${errorMessage(error)}`)
+  }
 }

@@ -6,7 +6,10 @@
 // nor a secret from the host reaches the helper, the record or the memory folder. What was kept
 // out is recorded for the audit, and failure messages (from the model or the host) are redacted
 // before they are stored.
-import { STAGE_ONE } from "../../constants.js"
+// A request the model refuses as too large for its window is built again at once with two thirds
+// of the transcript budget, at most three times, spending no retry (write/helpers/overflow.ts);
+// each shrink is logged, noted on the job (jobs.overflow_budgets) and counted in the ledger.
+import { OVERFLOW, STAGE_ONE } from "../../constants.js"
 import { errorMessage, type Diagnostics } from "../../diagnostics.js"
 import type { Host, HostSession, ModelRef } from "../../host.js"
 import { addCounts, redactText } from "../../redact/redact.js"
@@ -19,7 +22,8 @@ import { sessionOfKey, splitSegments } from "./segments.js"
 import { sanitizeSession } from "./session-input.js"
 import type { ExtractionRequest, ExtractionStrategy } from "./extraction-strategy.js"
 import { helperMetadata, helperTitle } from "../helpers/helper-sessions.js"
-import { recordHelperUsage } from "../helpers/helper-usage.js"
+import { recordHelperUsage, recordRefusedCompletion } from "../helpers/helper-usage.js"
+import { isContextOverflow, shrinkBudget } from "../helpers/overflow.js"
 import { helperSessionRules } from "../helpers/helper-sandbox.js"
 import type { JobResult } from "./phase1-results.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "../helpers/breaker.js"
@@ -127,8 +131,10 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     // The one place the host's session is read: everything below uses the sanitized copy.
     const input = sanitizeSession(session, all as never)
     const model = ctx.extractionModel()
+    const modelName = model ? `${model.providerID}/${model.modelID}` : undefined
     const contextLimit = await ctx.host.contextLimit(model, signal).catch(() => undefined)
-    ctx.noteBudget?.({ model: model ? `${model.providerID}/${model.modelID}` : undefined, window: contextLimit, transcriptTokens: transcriptBudget(contextLimit) })
+    let budget = transcriptBudget(contextLimit)
+    ctx.noteBudget?.({ model: modelName, window: contextLimit, transcriptTokens: budget })
     // Read from the folder now, as Codex records it with the thread: a hint for V2's prompt and a
     // header line of the rollout summary in both versions.
     const folderBranch = gitBranch(session.directory)
@@ -137,16 +143,18 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
     // remote's credentials were already left out where it was read.
     const found = ctx.projectOf?.(session)
     const project = found ? { key: input.clean(found.key), name: input.clean(found.name) } : undefined
-    const built = ctx.strategy.build({
-      sessionId: claim.sessionId,
-      ...(branch ? { branch } : {}),
-      ...(project?.name ? { project: project.name } : {}),
-      updatedAt: claim.watermark,
-      messages: messages as never,
-      input,
-      budgetTokens: transcriptBudget(contextLimit),
-      ...(ctx.ownFiles ? { ownTool: ownToolCalls(ctx.ownFiles, session.directory) } : {}),
-    })
+    const build = (budgetTokens: number) =>
+      ctx.strategy.build({
+        sessionId: claim.sessionId,
+        ...(branch ? { branch } : {}),
+        ...(project?.name ? { project: project.name } : {}),
+        updatedAt: claim.watermark,
+        messages: messages as never,
+        input,
+        budgetTokens,
+        ...(ctx.ownFiles ? { ownTool: ownToolCalls(ctx.ownFiles, session.directory) } : {}),
+      })
+    let built = build(budget)
     if (built.empty) return emptySession()
     // A model OpenCode does not offer fails there as a bare UnknownError: said here with its cause,
     // and, like a rate limit, it rests the model instead of spending the session's retries.
@@ -156,13 +164,31 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       return finish(fail(`extraction model failed: ${unknown}`, { spendRetry: false }), "failed", unknown)
     }
     // A host with a tool-less completion gets the whole request as one prompt; others a helper session.
-    const reply = ctx.host.generateText ? await askCompletion(ctx, built.request, model, signal) : await askHelper(ctx, id, built.request, model, signal)
-    // The prompt was sent: record what was kept out of it.
+    const ask = (request: ExtractionRequest) => (ctx.host.generateText ? askCompletion(ctx, request, model, signal) : askHelper(ctx, id, request, model, signal))
+    let reply = await ask(built.request)
+    // The prompt was sent: record what was kept out of it (a shrunk request sends a part of the same).
     audit(addCounts({ ...built.redactions }, input.redactions()), "transcript")
+    // A request too large for the model's window is a cue, not a failure: the same request is built
+    // again with two thirds of the budget and asked at once, spending no retry, up to three times.
+    const refused: number[] = []
+    while (reply.overflow && refused.length < OVERFLOW.MAX_SHRINKS) {
+      refused.push(budget)
+      const next = shrinkBudget(budget)
+      diagnostics.report("info", "phase1", `the extraction request for ${id} was too large for the model (${budget} tokens budgeted); retrying with ${next}`)
+      noteOverflow(ctx, claim, refused)
+      budget = next
+      ctx.noteBudget?.({ model: modelName, window: contextLimit, transcriptTokens: budget })
+      built = build(budget)
+      if (built.empty) return emptySession()
+      reply = await ask(built.request)
+    }
     if (reply.error) {
       // A quota or rate limit is not the session's fault: no retry spent, and the model rests an hour.
       if (reply.rateLimited) ctx.breaker.trip(breakerScope(model, "extraction"), reply.error)
-      return finish(fail(`extraction model failed: ${reply.error}`, { spendRetry: !reply.rateLimited }), "failed", reply.error)
+      // Too large at every budget: the ordinary failure, which says so.
+      if (reply.overflow) noteOverflow(ctx, claim, [...refused, budget])
+      const error = reply.overflow ? `the request was too large for the model at every budget tried (${[...refused, budget].join(", ")} tokens): ${reply.error}` : reply.error
+      return finish(fail(`extraction model failed: ${error}`, { spendRetry: !reply.rateLimited }), "failed", error)
     }
     const result = ctx.strategy.parse(reply.structured, input.session.directory)
     if (result.type === "invalid") return finish(fail(result.reason), "failed", result.reason)
@@ -206,20 +232,41 @@ export function sinceTime<T>(messages: readonly T[], from: number | undefined): 
   })
 }
 
+/** Records on the job the budgets its request was refused at; a failed write costs only the note. */
+function noteOverflow(ctx: ExtractionContext, claim: Claim, budgets: readonly number[]): void {
+  try {
+    ctx.jobs.noteOverflow(claim.sessionId, claim.token, budgets)
+  } catch (error) {
+    ctx.diagnostics.report("warn", "phase1", `could not record on ${claim.sessionId}'s job that its request was too large: ${errorMessage(error)}`)
+  }
+}
+
 /** 70% of the model's context window when it is known, else Codex's 150,000-token fallback. */
 export function transcriptBudget(contextLimit: number | undefined): number {
   if (!contextLimit || contextLimit <= 0) return STAGE_ONE.DEFAULT_TRANSCRIPT_TOKENS
   return Math.max(1_000, Math.floor((contextLimit * STAGE_ONE.CONTEXT_WINDOW_PERCENT) / 100) - STAGE_ONE.PROMPT_RESERVE_TOKENS)
 }
 
-type HelperAnswer = { structured?: unknown; error?: string; rateLimited?: boolean }
+/** `overflow`: the request was too large for the model's window (write/helpers/overflow.ts). */
+type HelperAnswer = { structured?: unknown; error?: string; rateLimited?: boolean; overflow?: boolean }
+
+/** A host's error as a failed answer: its name and message, and whether it is a rate limit or an overflow. */
+function failedAnswer(error: { name: string; message: string; status?: number; body?: string }): HelperAnswer {
+  const rateLimited = isRateLimit(error)
+  return { error: `${error.name}: ${error.message}`.slice(0, 2_000), rateLimited, overflow: !rateLimited && isContextOverflow(error) }
+}
 
 /** One completion of the request as a single prompt; the object in the reply's text is the answer. */
 async function askCompletion(ctx: ExtractionContext, request: ExtractionRequest, model: ModelRef | undefined, signal: AbortSignal): Promise<HelperAnswer> {
   const { host } = ctx
   const variant = model ? chooseVariant(await host.modelVariants(model, signal).catch(() => []), "low") : undefined
   const reply = await host.generateText!({ prompt: ctx.strategy.singlePrompt(request), ...(model ? { model } : {}), ...(variant ? { variant } : {}) }, signal)
-  if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000), rateLimited: isRateLimit(reply.error) }
+  if (reply.error) {
+    const answer = failedAnswer(reply.error)
+    // No helper session carried it: the ledger counts the refusal alone.
+    if (answer.overflow) recordRefusedCompletion(ctx, "extraction")
+    return answer
+  }
   // Text that holds no JSON goes to the answer checks as it is, which say so.
   return { structured: jsonFromReply(reply.text) ?? reply.text }
 }
@@ -245,6 +292,7 @@ async function askHelper(
   )
   ctx.helperSessions.add(helper.id)
   let usage: Usage | undefined
+  let overflowed = false
   const onAbort = () => void host.abortSession(helper.id, memoryRoot).catch(() => undefined)
   signal.addEventListener("abort", onAbort, { once: true })
   try {
@@ -264,11 +312,15 @@ async function askHelper(
       signal,
     )
     usage = reply.usage
-    if (reply.error) return { error: `${reply.error.name}: ${reply.error.message}`.slice(0, 2_000), rateLimited: isRateLimit(reply.error) }
+    if (reply.error) {
+      const answer = failedAnswer(reply.error)
+      overflowed = answer.overflow === true
+      return answer
+    }
     return { structured: reply.structured ?? reply.text }
   } finally {
     signal.removeEventListener("abort", onAbort)
-    await recordHelperUsage(ctx, "extraction", helper.id, usage, request.schema !== undefined)
+    await recordHelperUsage(ctx, "extraction", helper.id, { fallback: usage, structured: request.schema !== undefined, overflowed })
     const deleted = await host.deleteSession(helper.id, memoryRoot).catch(() => false)
     if (!deleted) ctx.diagnostics.report("warn", "phase1", `helper session ${helper.id} could not be deleted; it will be cleaned up later`)
     ctx.helperSessions.delete(helper.id)
