@@ -107,10 +107,22 @@ export const STAGE_TWO = Object.freeze({
   RETRY_DELAY_MS: 60 * 60 * 1000,
   /**
    * Not in Codex: the raw memories and rollout summaries one consolidation is given, at most, in
-   * UTF-8 bytes (about 250,000 tokens; some 48 records at their caps, hundreds at the usual size).
-   * The records over it are the least used and oldest; they wait for a later run.
+   * estimated tokens (src/util/token-estimate.ts), when the consolidation model's window is not
+   * known: what the earlier 1,000,000-byte budget meant (some 48 records at their caps, hundreds
+   * at the usual size). The records over it are the least used and oldest; they wait for a later run.
    */
-  INPUT_BUDGET_BYTES: 1_000_000,
+  DEFAULT_INPUT_TOKENS: 250_000,
+  /**
+   * With the window known, the inputs get this share of it, less AGENT_RESERVE_TOKENS (and never
+   * less than MIN_INPUT_WINDOW_PERCENT of it): the consolidator is an agent whose context also
+   * holds its prompt, OpenCode's tool definitions, the workspace diff (which repeats what changed
+   * in the inputs), the memory files it reads and every edit it writes, step after step.
+   */
+  INPUT_WINDOW_PERCENT: 60,
+  /** The consolidation prompt and agent prompt (some 2,000 tokens), the tool definitions, and room for the agent's own reading and writing. */
+  AGENT_RESERVE_TOKENS: 20_000,
+  /** A small window still gets a quarter of itself for inputs, rather than none. */
+  MIN_INPUT_WINDOW_PERCENT: 25,
   /** PRUNE_BATCH_SIZE: stale outputs deleted per retention pass, at most. */
   PRUNE_BATCH: 200,
   /** The same bound on a job row's last_error as phase 1's. */

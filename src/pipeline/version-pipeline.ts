@@ -29,7 +29,7 @@ import { Stage1Jobs } from "../store/stage1-jobs.js"
 import { VersionStore, type RecordRow } from "../store/version-store.js"
 import type { RateLimitBreaker } from "../write/helpers/breaker.js"
 import { Phase1 } from "../write/phase1/phase1.js"
-import { Phase2 } from "../write/phase2/phase2.js"
+import { consolidationInputBudget, Phase2 } from "../write/phase2/phase2.js"
 import type { OwnFiles } from "../write/transcript/own-output.js"
 import type { ProjectIdentity } from "../write/phase1/project-identity.js"
 import type { WorkspaceExtension } from "../write/phase2/workspace-extension.js"
@@ -331,7 +331,9 @@ export class VersionPipeline {
       // A home that was reset or imported, or never consolidated, has no baseline yet: the next
       // run commits the folder as it stands before it syncs the inputs, and so does this preview.
       await ensureBaseline(scratch, now)
-      const inputs = phase2.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
+      // The same token budget a run would choose its inputs within (before any overflow shrinks it).
+      const window = await this.deps.host.contextLimit(this.deps.consolidationModel(), AbortSignal.timeout(10_000)).catch(() => undefined)
+      const inputs = phase2.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions(), consolidationInputBudget(window))
       await this.deps.spec.consolidation.syncInputs(scratch, inputs, now)
       const changes = await workspaceStatus(scratch)
       return { changes, text: renderWorkspaceDiff(changes, await workspaceDiff(scratch, changes)) }

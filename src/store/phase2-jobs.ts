@@ -18,7 +18,8 @@ import { keyOfSession, sessionOfColumn, sessionOfKey } from "./record-keys.js"
 import { leaseOwners, type LeaseOwners } from "./lease-owner.js"
 import type { SqlDatabase } from "./sqlite.js"
 import { cut, queuePhase2 } from "./stage1-jobs.js"
-import { capRecord, RAW_MEMORY_MAX_BYTES, ROLLOUT_SUMMARY_MAX_BYTES } from "./record-caps.js"
+import { capRecord } from "./record-caps.js"
+import { estimateTokens } from "../util/token-estimate.js"
 
 export type Phase2ClaimOutcome =
   | { type: "claimed"; token: string; watermark: number }
@@ -183,46 +184,37 @@ export class Phase2Jobs {
    * the same query (Codex pages through candidates instead).
    *
    * Not in Codex: the selection also stops, in rank order, before the raw memories and summaries
-   * taken together pass `maxBytes` (STAGE_TWO.INPUT_BUDGET_BYTES), so the consolidator's input is
-   * bounded however large the records are; the records left out are the least used and oldest.
+   * taken together pass `maxTokens` (estimated by util/token-estimate.ts on the capped records, so
+   * text that tokenizes densely, hex or base64, counts for what it costs; phase 2 derives the budget
+   * from the consolidation model's window, STAGE_TWO.DEFAULT_INPUT_TOKENS without one), so the
+   * consolidator's input is bounded however large the records are; the records left out are the
+   * least used and oldest. SQL ranks and limits; the running sum is taken here over the ranked rows.
    */
-  selectInputs(limit: number, maxUnusedDays: number, excluded: ReadonlySet<string> = new Set(), maxBytes: number = STAGE_TWO.INPUT_BUDGET_BYTES): Phase2Input[] {
+  selectInputs(limit: number, maxUnusedDays: number, excluded: ReadonlySet<string> = new Set(), maxTokens: number = STAGE_TWO.DEFAULT_INPUT_TOKENS): Phase2Input[] {
     // A negative LIMIT would mean no limit to SQLite.
     const top = Math.max(0, Math.floor(limit))
     if (top === 0) return []
     const rows = this.db
       .prepare(
-        `SELECT * FROM (
-           SELECT *, SUM(MIN(length(CAST(raw_memory AS BLOB)), $rawCap) + MIN(length(CAST(rollout_summary AS BLOB)), $summaryCap))
-                       OVER (ORDER BY rank ROWS UNBOUNDED PRECEDING) AS running_bytes
-           FROM (
-             SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd, o.git_branch,
-                    o.project_key, o.project_name, o.usage_count, o.last_usage, o.generated_at,
-                    ROW_NUMBER() OVER (ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC) AS rank
-             FROM stage1_outputs AS o
-             WHERE ${sessionOfColumn("o.session_id")} NOT IN (SELECT value FROM json_each($excluded))
-               AND (trim(o.raw_memory, $blank) <> '' OR trim(o.rollout_summary, $blank) <> '')
-               AND (o.last_usage >= $cutoff OR (o.last_usage IS NULL AND o.source_updated_at >= $cutoff))
-             ORDER BY rank
-             LIMIT $top
-           )
-         )
-         WHERE running_bytes <= $maxBytes
-         ORDER BY session_id ASC`,
+        `SELECT o.session_id, o.source_updated_at, o.raw_memory, o.rollout_summary, o.rollout_slug, o.cwd, o.git_branch,
+                o.project_key, o.project_name, o.usage_count, o.last_usage, o.generated_at
+         FROM stage1_outputs AS o
+         WHERE ${sessionOfColumn("o.session_id")} NOT IN (SELECT value FROM json_each($excluded))
+           AND (trim(o.raw_memory, $blank) <> '' OR trim(o.rollout_summary, $blank) <> '')
+           AND (o.last_usage >= $cutoff OR (o.last_usage IS NULL AND o.source_updated_at >= $cutoff))
+         ORDER BY o.usage_count DESC, COALESCE(o.last_usage, o.source_updated_at) DESC, o.source_updated_at DESC, o.session_id DESC
+         LIMIT $top`,
       )
-      .all<OutputRow>({
-        blank: BLANK,
-        cutoff: this.cutoff(maxUnusedDays),
-        top,
-        excluded: JSON.stringify([...excluded]),
-        maxBytes: Math.max(0, Math.floor(maxBytes)),
-        rawCap: RAW_MEMORY_MAX_BYTES,
-        summaryCap: ROLLOUT_SUMMARY_MAX_BYTES,
-      })
-    return rows.map((row) => {
+      .all<OutputRow>({ blank: BLANK, cutoff: this.cutoff(maxUnusedDays), top, excluded: JSON.stringify([...excluded]) })
+    const budget = Math.max(0, Math.floor(maxTokens))
+    const chosen: Phase2Input[] = []
+    let total = 0
+    for (const row of rows) {
       // Records stored before the caps existed are held to them here, as new ones are when stored.
       const capped = capRecord(row.raw_memory, row.rollout_summary)
-      return {
+      total += estimateTokens(capped.rawMemory) + estimateTokens(capped.rolloutSummary)
+      if (total > budget) break
+      chosen.push({
         sessionId: row.session_id,
         sourceUpdatedAt: Number(row.source_updated_at),
         rawMemory: capped.rawMemory,
@@ -235,8 +227,10 @@ export class Phase2Jobs {
         usageCount: Number(row.usage_count),
         lastUsage: row.last_usage === null ? null : Number(row.last_usage),
         generatedAt: Number(row.generated_at),
-      }
-    })
+      })
+    }
+    // Session id order, as SQLite's BINARY collation compares them (UTF-8 bytes).
+    return chosen.sort((a, b) => Buffer.compare(Buffer.from(a.sessionId), Buffer.from(b.sessionId)))
   }
 
   /**

@@ -14,7 +14,8 @@ import { VersionStore } from "../../src/store/version-store.js"
 import { Phase2Jobs, type Phase2Claim, type Phase2ClaimOutcome } from "../../src/store/phase2-jobs.js"
 import type { SqlDatabase } from "../../src/store/sqlite.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
-import { RAW_MEMORY_MAX_BYTES, ROLLOUT_SUMMARY_MAX_BYTES } from "../../src/store/record-caps.js"
+import { capRecord, RAW_MEMORY_MAX_BYTES, ROLLOUT_SUMMARY_MAX_BYTES } from "../../src/store/record-caps.js"
+import { estimateTokens } from "../../src/util/token-estimate.js"
 import { deadPid, fakeOwners } from "./stage1-suite.js"
 
 export interface Phase2Context {
@@ -634,31 +635,63 @@ export const phase2Cases: Phase2Case[] = [
     }),
   },
   {
-    name: "selection stops before the byte budget in rank order, and holds records stored before the caps to them",
+    name: "selection stops before the token budget in rank order, and holds records stored before the caps to them",
     run: scenario(({ connect }) => {
       const jobs = connect()
       const kb = (n: number, fill: string) => fill.repeat(n * 1_000)
+      // What a record counts for: its capped fields' estimated tokens, whatever the estimator's rule.
+      const cost = (raw: string, summary: string) => {
+        const capped = capRecord(raw, summary)
+        return estimateTokens(capped.rawMemory) + estimateTokens(capped.rolloutSummary)
+      }
       // Rank: ses_used (used), then ses_new, ses_mid, ses_old by update.
       seedOutput(jobs, "ses_used", { at: START - 9 * DAY, usage: 3, lastUsage: START - DAY, raw: kb(4, "u"), summary: kb(1, "U") })
       seedOutput(jobs, "ses_new", { at: START - HOUR, raw: kb(3, "n"), summary: kb(1, "N") })
       seedOutput(jobs, "ses_mid", { at: START - 2 * HOUR, raw: kb(3, "m"), summary: kb(1, "M") })
       seedOutput(jobs, "ses_old", { at: START - 3 * HOUR, raw: kb(1, "o"), summary: "" })
-      // 5,000 + 4,000 bytes fit 9,000; ses_mid would pass it, and so ses_old after it is left out too.
-      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), 9_000)), ["ses_new", "ses_used"])
-      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), 14_000)), ["ses_mid", "ses_new", "ses_old", "ses_used"])
-      assert.deepEqual(jobs.selectInputs(100, 30, new Set(), 4_999), [])
+      const used = cost(kb(4, "u"), kb(1, "U"))
+      const fresh = cost(kb(3, "n"), kb(1, "N"))
+      const all = used + fresh + cost(kb(3, "m"), kb(1, "M")) + cost(kb(1, "o"), "")
+      // ses_used and ses_new fit; ses_mid would pass the budget, and so ses_old after it is left out too.
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), used + fresh)), ["ses_new", "ses_used"])
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), all)), ["ses_mid", "ses_new", "ses_old", "ses_used"])
+      assert.deepEqual(jobs.selectInputs(100, 30, new Set(), used - 1), [])
 
       // A 3 MB record from before the caps counts, and comes back, at its caps.
-      seedOutput(jobs, "ses_huge", { at: START - 30 * 60_000, raw: `HEAD${kb(3_000, "h")}TAIL`, summary: kb(3_000, "s") })
-      // It ranks second, after ses_used's 5,000 bytes.
-      const budget = 5_000 + RAW_MEMORY_MAX_BYTES + ROLLOUT_SUMMARY_MAX_BYTES
+      const raw = `HEAD${kb(3_000, "h")}TAIL`
+      seedOutput(jobs, "ses_huge", { at: START - 30 * 60_000, raw, summary: kb(3_000, "s") })
+      // It ranks second, after ses_used.
+      const budget = used + cost(raw, kb(3_000, "s"))
       assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), budget)), ["ses_huge", "ses_used"])
       const huge = jobs.selectInputs(100, 30, new Set(), budget).find((input) => input.sessionId === "ses_huge")
       assert.ok(huge, "the capped record fits a budget of exactly its caps")
       assert.ok(Buffer.byteLength(huge.rawMemory) <= RAW_MEMORY_MAX_BYTES && Buffer.byteLength(huge.rolloutSummary) <= ROLLOUT_SUMMARY_MAX_BYTES)
       assert.ok(huge.rawMemory.startsWith("HEAD") && huge.rawMemory.endsWith("TAIL") && huge.rawMemory.includes("tokens truncated"))
-      // The default budget holds every record here.
+      // The default budget (STAGE_TWO.DEFAULT_INPUT_TOKENS) holds every record here.
       assert.equal(jobs.selectInputs(100, 30).length, 5)
+    }),
+  },
+  {
+    name: "selection counts a record by its estimated tokens, not its bytes: hex and base64 cost what the estimator says",
+    run: scenario(({ connect }) => {
+      const jobs = connect()
+      // Two records of the same 8,000 bytes: prose, and a hex and base64 dump (a hash list, a key
+      // blob), which tokenizes far more densely than 4 bytes a token.
+      const prose = "The deploy runs make ship from the repository root, after the tests pass. ".repeat(110).slice(0, 8_000)
+      const dump = Array.from({ length: 8_000 }, (_, i) => "0123456789abcdef+/AZaz"[(i * 7919) % 22]).join("")
+      seedOutput(jobs, "ses_prose", { at: START - HOUR, usage: 2, lastUsage: START - HOUR, raw: prose, summary: "" })
+      seedOutput(jobs, "ses_dump", { at: START - 2 * HOUR, usage: 1, lastUsage: START - 2 * HOUR, raw: dump, summary: "" })
+      assert.equal(Buffer.byteLength(prose), Buffer.byteLength(dump))
+      const byBytes = Buffer.byteLength(prose) / 4 + Buffer.byteLength(dump) / 4
+      const byEstimate = estimateTokens(prose) + estimateTokens(dump)
+      // A budget of exactly the two estimates holds both; one token less leaves the second-ranked out.
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), byEstimate)), ["ses_dump", "ses_prose"])
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), byEstimate - 1)), ["ses_prose"])
+      // What bytes / 4 would allow holds the dump only when the estimator counts it at no more than that.
+      const expected = estimateTokens(dump) > Buffer.byteLength(dump) / 4 ? ["ses_prose"] : ["ses_dump", "ses_prose"]
+      assert.deepEqual(ids(jobs.selectInputs(100, 30, new Set(), byBytes)), expected)
+      // The estimator never counts such text for less than its bytes / 4 (token-estimate.ts's contract).
+      assert.ok(estimateTokens(dump) >= Buffer.byteLength(dump) / 4)
     }),
   },
   {

@@ -2,7 +2,8 @@
 //   1. claim the global job (skips: running elsewhere, retry backoff, 6 h after a clean success,
 //      6 h after a check that found nothing unless something was queued since); as in Codex,
 //      nothing needs to be queued: whether there is work is decided by steps 3-5
-//   2. select inputs (enabled, non-blank, used or updated within max_unused_days, top N)
+//   2. select inputs (enabled, non-blank, used or updated within max_unused_days, top N, within a
+//      token budget from the consolidation model's window: consolidationInputBudget)
 //   3. nothing selected, no note, nothing consolidated before: finish, folder untouched
 //   4. prepare the workspace (folder, seeded extension, usable git baseline), sync the version's
 //      inputs into it (V1: raw_memories.md and rollout_summaries/; V2: rollout_summaries/ only)
@@ -10,23 +11,26 @@
 //   5. diff against the baseline; no change and valid artifacts: finish with no model call and
 //      no cooldown, so the next real change is not held back by this check
 //   6. write phase2_workspace_diff.md and run the memorize agent in the folder (lease heartbeat)
-//   7. delete the helper session; if that cannot be confirmed, keep the lease and stop
+//   7. delete the helper session; if that cannot be confirmed, keep the lease and stop; if the
+//      model found the request too large for its window, put the folder back and go to 4 at once
+//      with two thirds of the input budget, at most three times, spending no retry
 //   8. validate the version's artifacts (V1: MEMORY.md and the summary's `v1`; V2: the summary's
 //      own rules); invalid, or the agent failed: put back what the version protects (V2: its last
 //      valid summary), fail, keep the baseline (and the diff)
 //   9. reset the baseline to one commit and mark the job done with the consumed inputs; only if
 //      that mark still owned the job: report success and invalidate the read path
 // It is started after a phase-1 pass, a deletion, a pollution, a note and a mode change.
-import { STAGE_TWO } from "../../constants.js"
+import { OVERFLOW, STAGE_TWO } from "../../constants.js"
 import { SingleFlight } from "../../util/single-flight.js"
 import { redactText } from "../../redact/redact.js"
 import { errorMessage, type Diagnostics } from "../../diagnostics.js"
 import type { Host, ModelRef } from "../../host.js"
 import type { MemoryOptions } from "../../options.js"
 import type { SpendPhase, Usage } from "../../store/ledger.js"
-import type { Phase2Jobs } from "../../store/phase2-jobs.js"
+import type { Phase2Jobs, Phase2Snapshot } from "../../store/phase2-jobs.js"
 import type { ReviewSummary } from "../../store/reviews.js"
 import { breakerScope, isRateLimit, type RateLimitBreaker } from "../helpers/breaker.js"
+import { isContextOverflow, shrinkBudget } from "../helpers/overflow.js"
 import { CONSOLIDATION_REQUEST } from "./consolidate-prompt.js"
 import { keptReview, summarizeConsolidation } from "./consolidation-review.js"
 import { recordHelperUsage } from "../helpers/helper-usage.js"
@@ -223,11 +227,14 @@ export class Phase2 {
       // (Files are replaced by rename: the read path and the tools see the change by file identity.)
       const partial = () => diagnostics.report("warn", "phase2", "dropped a copy of the memory folder that was cut short (no completeness marker); the folder is left as it is")
       if (restoreSnapshot(memoryRoot, partial)) diagnostics.report("warn", "phase2", "put the memory folder back as it was before a consolidation that stopped midway")
-      // 2-3. inputs; an empty first run leaves the folder alone and starts no cooldown. Every session
-      // queued for forgetting up to now has no record left to choose (settled when the run finishes).
-      const selectedAt = now()
-      const inputs = jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions())
-      const consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
+      // 2-3. inputs, within a token budget the consolidation model's window sets; an empty first run
+      // leaves the folder alone and starts no cooldown. Every session queued for forgetting up to now
+      // has no record left to choose (settled when the run finishes).
+      const window = await this.deps.host.contextLimit(model, AbortSignal.any([this.shutdown.signal, AbortSignal.timeout(CONTEXT_LIMIT_TIMEOUT_MS)])).catch(() => undefined)
+      let budget = consolidationInputBudget(window)
+      const select = (tokens: number) => jobs.selectInputs(options.max_raw_memories_for_consolidation, options.max_unused_days, this.deps.excludedSessions(), tokens)
+      let selectedAt = now()
+      let inputs = select(budget)
       const extensions = this.deps.extensions?.() ?? []
       if (inputs.length === 0 && !jobs.hasConsolidatedBefore() && !hasExtensionInputs(memoryRoot) && !extensions.some((extension) => hasSource(extension))) {
         return jobs.finishUnchanged(token, claim.watermark, [], selectedAt) ? { type: "nothing_to_do" } : this.lostOwnership("recording that there was nothing to do")
@@ -237,36 +244,64 @@ export class Phase2 {
       const { resetBaseline, workspaceDiff, workspaceStatus } = await import("./git-baseline.js")
       const { removedSymlinks } = await prepareWorkspace(memoryRoot, { templatesDir: this.deps.templatesDir, now })
       if (removedSymlinks.length) diagnostics.report("warn", "phase2", `deleted ${removedSymlinks.length} symlink(s) from the memory folder, which is never followed: ${removedSymlinks.slice(0, 10).join(", ")}`)
-      await this.deps.strategy.syncInputs(memoryRoot, inputs, now)
-      // Imports land before the diff, so what they changed is consolidated in this run.
-      for (const extension of extensions) await this.runExtension(extension, "sync")
 
-      // 5. diff: the inputs match the baseline, so there is nothing for a model to do.
-      const changes = await workspaceStatus(memoryRoot)
-      const artifacts = this.deps.strategy.validate(memoryRoot)
-      if (changes.length === 0 && artifacts.valid) {
-        return jobs.finishUnchanged(token, claim.watermark, consumed, selectedAt) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
-      }
-      await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
+      // Steps 4-7 run again, at once and with fewer inputs, when the consolidator's model finds them
+      // too large for its window: the folder is put back as it was before the consolidator (inputs
+      // synced, imports landed), the smaller selection synced over it and diffed again, and a fresh
+      // copy taken. No retry is spent on it; after MAX_SHRINKS the run fails as any other.
+      const refused: number[] = []
+      let consumed: Phase2Snapshot[]
+      let changes: Awaited<ReturnType<typeof workspaceStatus>>
+      for (;;) {
+        consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
+        await this.deps.strategy.syncInputs(memoryRoot, inputs, now)
+        // Imports land before the diff, so what they changed is consolidated in this run (once: the
+        // folder put back after an overflow still holds them).
+        if (!refused.length) for (const extension of extensions) await this.runExtension(extension, "sync")
 
-      // 6-7. the consolidator. The folder is copied aside first: a run that does not succeed
-      // changes nothing a conversation sees.
-      takeSnapshot(memoryRoot)
-      snapshot = true
-      const agent = await this.runAgent(jobs, token, !artifacts.valid, model)
-      // Its helper may still be writing: the copy stays, for whoever consolidates next to put back.
-      if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
-      if (agent.type === "aborted") {
-        putBack()
-        return release()
-      }
-      if (agent.type === "failed") {
+        // 5. diff: the inputs match the baseline, so there is nothing for a model to do.
+        changes = await workspaceStatus(memoryRoot)
+        const artifacts = this.deps.strategy.validate(memoryRoot)
+        if (changes.length === 0 && artifacts.valid) {
+          return jobs.finishUnchanged(token, claim.watermark, consumed, selectedAt) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
+        }
+        await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
+
+        // 6-7. the consolidator. The folder is copied aside first: a run that does not succeed
+        // changes nothing a conversation sees.
+        takeSnapshot(memoryRoot)
+        snapshot = true
+        const agent = await this.runAgent(jobs, token, !artifacts.valid, model)
+        // Its helper may still be writing: the copy stays, for whoever consolidates next to put back.
+        if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
+        if (agent.type === "aborted") {
+          putBack()
+          return release()
+        }
+        if (agent.type !== "failed") break
         // Another process has the job: it puts the folder back when it claims; touching it now could undo its run.
         if (agent.lostLease) snapshot = false
         // A failed run leaves no symlink behind either (Codex #39205).
         removeSymlinks(memoryRoot)
         putBack()
-        return fail(agent.reason, agent.rateLimited)
+        if (agent.overflow && refused.length < OVERFLOW.MAX_SHRINKS) {
+          const next = shrinkBudget(budget)
+          const fewer = select(next)
+          // A budget no input fits would consolidate nothing: the overflow is not the inputs' to fix.
+          if (fewer.length) {
+            refused.push(budget)
+            diagnostics.report("info", "phase2", `the consolidation's inputs were too large for the model (${budget} tokens budgeted, ${inputs.length} input(s)); retrying with ${next} (${fewer.length} input(s))`)
+            this.noteOverflow(jobs, token, refused)
+            if (!jobs.heartbeat(token)) return this.lostOwnership("consolidating again with fewer inputs")
+            budget = next
+            selectedAt = now()
+            inputs = fewer
+            continue
+          }
+        }
+        if (agent.overflow) this.noteOverflow(jobs, token, [...refused, budget])
+        const reason = agent.overflow ? `${AGENT_FAILED}the inputs were too large for the model at every budget tried (${[...refused, budget].join(", ")} tokens): ${agent.reason.slice(AGENT_FAILED.length)}` : agent.reason
+        return fail(reason, agent.rateLimited)
       }
 
       // 8-9. validate and commit; success is reported only once the job is marked done.
@@ -285,7 +320,7 @@ export class Phase2 {
       if (!jobs.succeed(token, claim.watermark, consumed, selectedAt)) return this.lostOwnership("marking the consolidation done")
       this.deps.onConsolidated(new Set(consumed.map((input) => input.sessionId)).size)
       if (review) this.keepReview(review)
-      diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)`)
+      diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)${refused.length ? `, within ${budget} input tokens after the model refused ${refused.join(", ")}` : ""}`)
       for (const extension of extensions) await this.runExtension(extension, "afterSuccess")
       return { type: "succeeded", changes: changes.length }
     } catch (error) {
@@ -341,6 +376,15 @@ export class Phase2 {
     }
   }
 
+  /** Records on the job the input budgets the model refused; a failed write costs only the note. */
+  private noteOverflow(jobs: Phase2Jobs, token: string, budgets: readonly number[]): void {
+    try {
+      jobs.noteOverflow(token, budgets)
+    } catch (error) {
+      this.deps.diagnostics.report("warn", "phase2", `could not record on the consolidation job that its inputs were too large: ${errorMessage(error)}`)
+    }
+  }
+
   /** The job was taken over (its lease expired, or its owner looked gone): nothing is recorded here. */
   private lostOwnership(step: string): Phase2Outcome {
     const reason = `lost the consolidation job to another process before ${step}; that process's run counts`
@@ -353,7 +397,7 @@ export class Phase2 {
     token: string,
     firstRun: boolean,
     model: ModelRef | undefined,
-  ): Promise<{ type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean; lostLease?: boolean } | { type: "aborted" } | { type: "lease_kept"; reason: string }> {
+  ): Promise<AgentResult | { type: "lease_kept"; reason: string }> {
     const { host, memoryRoot, now } = this.deps
     const lost = new AbortController()
     const signal = AbortSignal.any([this.shutdown.signal, lost.signal, AbortSignal.timeout(STAGE_TWO.AGENT_TIMEOUT_MS)])
@@ -369,7 +413,7 @@ export class Phase2 {
     }, STAGE_TWO.HEARTBEAT_MS)
     heartbeat.unref?.()
     let helperId: string | undefined
-    let result: { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean; lostLease?: boolean } | { type: "aborted" }
+    let result: AgentResult
     // A model OpenCode does not offer would fail there as a bare UnknownError: said here with its
     // cause, before any helper session, and it rests the model like a rate limit.
     const unknown = await unknownModel(host, model, "consolidation_model (or OpenCode's model)", signal)
@@ -410,8 +454,9 @@ export class Phase2 {
       if (this.shutdown.signal.aborted) result = { type: "aborted" }
       else if (lost.signal.aborted) result = { type: "failed", reason: "lost the consolidation lease", lostLease: true }
       else if (reply.error) {
-        const reason = `consolidation agent failed: ${reply.error.name}: ${reply.error.message}`.slice(0, 2_000)
-        result = { type: "failed", reason, rateLimited: isRateLimit(reply.error) }
+        const reason = `${AGENT_FAILED}${reply.error.name}: ${reply.error.message}`.slice(0, 2_000)
+        const rateLimited = isRateLimit(reply.error)
+        result = { type: "failed", reason, rateLimited, overflow: !rateLimited && isContextOverflow(reply.error) }
       }
       else result = { type: "ok" }
     } catch (error) {
@@ -420,7 +465,7 @@ export class Phase2 {
       clearInterval(heartbeat)
     }
     if (!helperId) return result
-    await recordHelperUsage(this.deps, "consolidation", helperId)
+    await recordHelperUsage(this.deps, "consolidation", helperId, { overflowed: result.type === "failed" && result.overflow === true })
     const deleted = await host.deleteSession(helperId, memoryRoot).catch(() => false)
     this.deps.helperSessions.delete(helperId)
     if (deleted) return result
@@ -430,6 +475,29 @@ export class Phase2 {
     this.deps.diagnostics.report("warn", "phase2", reason)
     return { type: "lease_kept", reason }
   }
+}
+
+/** How the consolidator's run ended; `overflow`: its model found the request too large for its window. */
+type AgentResult = { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean; lostLease?: boolean; overflow?: boolean } | { type: "aborted" }
+
+/** How a failure of the consolidator's model begins. */
+const AGENT_FAILED = "consolidation agent failed: "
+
+/** Asking OpenCode for the consolidation model's window, at most; without an answer the default budget holds. */
+const CONTEXT_LIMIT_TIMEOUT_MS = 10_000
+
+/**
+ * The token budget of one consolidation's inputs (Phase2Jobs.selectInputs). With the model's window
+ * known: 60% of it, less 20,000 tokens for the consolidator's prompt and agent prompt (some 2,000),
+ * OpenCode's tool definitions and the agent's own work (the memory files it reads, the workspace
+ * diff that repeats what changed in the inputs, each edit it writes, all kept in its context step
+ * after step), and never under a quarter of the window. Unknown: STAGE_TWO.DEFAULT_INPUT_TOKENS,
+ * what the earlier 1,000,000-byte budget meant. A budget that still overflows shrinks by a third.
+ */
+export function consolidationInputBudget(contextLimit: number | undefined): number {
+  if (!contextLimit || contextLimit <= 0) return STAGE_TWO.DEFAULT_INPUT_TOKENS
+  const share = Math.floor((contextLimit * STAGE_TWO.INPUT_WINDOW_PERCENT) / 100) - STAGE_TWO.AGENT_RESERVE_TOKENS
+  return Math.max(share, Math.floor((contextLimit * STAGE_TWO.MIN_INPUT_WINDOW_PERCENT) / 100))
 }
 
 function hasSource(extension: WorkspaceExtension): boolean {
