@@ -39,6 +39,8 @@ const READINESS_ROUTES = ["/api/info", "/api/status", "/api/health"] as const
 const GENERATE_ROUTE = "/api/experimental/generate"
 const PROBE_TIMEOUT_MS = 2_000
 const PAGE = 200
+/** The most of an error answer's body kept on the thrown error. */
+const ERROR_BODY_MAX_CHARS = 4_000
 
 export function registrationFile(env: DiscoveryDeps["env"], homedir: string, channel: string | undefined): string {
   const state = env.XDG_STATE_HOME?.trim() ? env.XDG_STATE_HOME : path.join(homedir, ".local", "state")
@@ -177,7 +179,11 @@ export class ServiceClient {
   }
 
   private async json(response: Response, what: string): Promise<unknown> {
-    if (!response.ok) throw Object.assign(new Error(`${what} -> HTTP ${response.status}`), { status: response.status })
+    if (!response.ok) {
+      // The body says why (a provider's context_length_exceeded among others): kept, bounded, for the caller's checks.
+      const body = (await response.text().catch(() => "")).slice(0, ERROR_BODY_MAX_CHARS)
+      throw Object.assign(new Error(`${what} -> HTTP ${response.status}`), { status: response.status, ...(body ? { responseBody: body } : {}) })
+    }
     return response.json()
   }
 

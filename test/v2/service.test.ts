@@ -1,7 +1,8 @@
 // Discovery of OpenCode 2's registered local service: where the registration is read, the
 // readiness routes tried and their order, and which services are refused.
 import { describe, expect, it } from "vitest"
-import { discoverService, isLoopback, registrationFile } from "../../src/util/opencode-service.js"
+import { discoverService, isLoopback, registrationFile, ServiceClient } from "../../src/util/opencode-service.js"
+import { isContextOverflow } from "../../src/write/helpers/overflow.js"
 
 const signal = () => AbortSignal.timeout(5_000)
 
@@ -91,5 +92,16 @@ describe("isLoopback", () => {
   it("knows 127.0.0.0/8, ::1 and localhost", () => {
     expect(["127.0.0.1", "127.9.8.7", "::1", "[::1]", "localhost"].every(isLoopback)).toBe(true)
     expect(["10.0.0.1", "example.com", "128.0.0.1", "0.0.0.0"].some(isLoopback)).toBe(false)
+  })
+})
+
+describe("ServiceClient errors", () => {
+  it("keeps the body of a refused generation, so a context overflow can be told from other failures", async () => {
+    const refusal = JSON.stringify({ error: { code: "context_length_exceeded", message: "This model's maximum context length is 16000 tokens." } })
+    const fetchImpl = (async () => new Response(refusal, { status: 400 })) as typeof fetch
+    const client = new ServiceClient({ url: "http://127.0.0.1:49374", pid: 4242, password: "pw" } as never, fetchImpl)
+    const error = await client.generateText({ prompt: "x" }, signal()).catch((thrown: unknown) => thrown)
+    expect(error).toMatchObject({ status: 400, responseBody: refusal })
+    expect(isContextOverflow({ status: 400, name: "Error", message: (error as Error).message, body: (error as { responseBody: string }).responseBody })).toBe(true)
   })
 })
