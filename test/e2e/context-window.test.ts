@@ -1,13 +1,14 @@
 // Extraction fits the extraction model's window as a real provider counts it (issue 38), on the real
-// OpenCode 1.18.33 and the real released OpenCode 2.1.2. The plugin's extract_model is a provider
-// model that declares a window of 16,000 tokens, and the fake LLM refuses any prompt to it over
-// 16,000 o200k_base tokens with OpenAI's HTTP 400 context_length_exceeded. Each host gets two
-// sessions that state a fact first and another last, with five pastes of about 14 KB between:
-// sha256sum output (1.8 bytes a token; the issue's session of digests sent 22,281 tokens under a
-// budget of 4 bytes a token) and base64 blobs (1.45 bytes a token). Once they are idle, phase 1
-// must store a record of each from a request the provider accepted, holding both facts (the
-// transcript's head and tail), with no job failed and no retry spent, even where a first request
-// was refused.
+// OpenCode 1.18.33 and the real released OpenCode 2.1.2 (a plain serve and the shared service). The
+// plugin's extract_model is a provider model that declares a window of 16,000 tokens, and the fake
+// LLM refuses any prompt to it over 16,000 o200k_base tokens with OpenAI's HTTP 400
+// context_length_exceeded. Each host gets two sessions that state a fact first and another last,
+// with five pastes of about 14 KB between: sha256sum output (1.8 bytes a token; the issue's session
+// of digests sent 22,281 tokens under a budget of 4 bytes a token) and base64 blobs (1.45 bytes a
+// token). Once they are idle, phase 1 must store a record of each from a request the provider
+// accepted, holding both facts (the transcript's head and tail), with no job failed and no retry
+// spent; a budget counted in real tokens fits at the first request, and where one is refused the
+// shrink that follows spends no retry either.
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import fs from "node:fs"
@@ -129,7 +130,8 @@ const opencode1: LineFactory = async (llm, clockFile) => {
   }
 }
 
-const opencode2: LineFactory = async (llm, clockFile) => {
+/** OpenCode 2.1.2 as a plain `serve`, or (`service`) the shared background service the TUI and the CLI use. */
+const opencode2 = (service: boolean): LineFactory => async (llm, clockFile) => {
   const sandbox = await createSandbox2({
     llmUrl: llm.url,
     plugins: [checkoutPlugin(PLUGIN_OPTIONS)],
@@ -149,7 +151,7 @@ const opencode2: LineFactory = async (llm, clockFile) => {
     memoryHome: sandbox.memoryHome,
     env: sandbox.env,
     async start() {
-      server = await startServe2(sandbox)
+      server = await startServe2(sandbox, { service })
     },
     createSession: () => server!.api.createSession(),
     prompt: (id, text) => server!.api.prompt(id, text),
@@ -163,7 +165,9 @@ const opencode2: LineFactory = async (llm, clockFile) => {
 
 const LINES: Array<[string, LineFactory]> = [
   ["OpenCode 1.18.33", opencode1],
-  ["OpenCode 2.1.2", opencode2],
+  ["OpenCode 2.1.2", opencode2(false)],
+  // Generation through the service reaches the provider's error by another client.
+  ["OpenCode 2.1.2's shared service", opencode2(true)],
 ]
 
 interface JobRow {
@@ -244,6 +248,13 @@ describe.each(LINES)("a %s extraction model with a 16,000-token window", (name, 
     // Not emptied to fit: some of the pasted data is still there.
     const pasted = [1, 2, 3, 4, 5].flatMap((n) => story.paste(n).split("\n").slice(1))
     expect(pasted.some((row) => text.includes(row)), `none of the pasted data was kept${evidence()}`).toBe(true)
+  })
+
+  it.each(STORIES)("fits the $name session in its first request, with no refusal to recover from", (story) => {
+    // Shrinking after a refusal is the safety net; a budget counted in real tokens needs none here.
+    const first = extractions(story)[0]
+    expect(first, `no extraction request for the ${story.name} session${evidence()}`).toBeDefined()
+    expect(first!.reply.status, `the first request (${first!.promptTokens} tokens) was refused${evidence()}`).toBeUndefined()
   })
 
   it.each(STORIES)("stores the $name session's record, its job done without spending a retry", (story) => {
