@@ -8,7 +8,9 @@
 //     compact - context exceeds model limit even after stripping media"); otherwise it is an
 //     APIError carrying the provider's status and response body (v1/host.ts keeps both);
 //   - OpenCode 2 stores a session error as {type, message, status} and generate.text throws the
-//     provider's error (v2/host.ts keeps its status and body when it has them);
+//     provider's error (v2/host.ts keeps its status and body when it has them); its background
+//     service answers that error with its own HTTP 503, body {"_tag":"ServiceUnavailableError",
+//     "message": <the provider's message>} (2.1.2, seen on the binary);
 //   - the providers' own wordings: OpenAI-compatible servers answer HTTP 400 with the code
 //     context_length_exceeded and "maximum context length is N tokens", Anthropic 400 "prompt is
 //     too long" or 413 request_too_large, vLLM "longer than the model's context length",
@@ -49,6 +51,9 @@ const OVERFLOW_TEXT = [
 /** A limit on tokens per unit of time is a rate limit, whatever else its message says. */
 const RATE_TEXT = /\b(per (second|minute|min|hour|day)|TPM|RPM|TPD)\b/i
 
+/** OpenCode 2's service passing a provider's failure on as its own 503: the message is the provider's. */
+const SERVICE_RELAY = /"_tag"\s*:\s*"ServiceUnavailableError"/
+
 /** Statuses a provider refuses an oversized request with; none at all when the host gave none. */
 const OVERFLOW_STATUS = new Set([400, 413])
 
@@ -60,7 +65,8 @@ const OVERFLOW_STATUS = new Set([400, 413])
 export function isContextOverflow(error: ProviderError): boolean {
   if (error.status === 429 || isRateLimit(error)) return false
   if (OVERFLOW_NAME.test(error.name ?? "")) return true
-  if (error.status !== undefined && !OVERFLOW_STATUS.has(error.status)) return false
+  const relayed = error.status === 503 && SERVICE_RELAY.test(error.body ?? "")
+  if (error.status !== undefined && !relayed && !OVERFLOW_STATUS.has(error.status)) return false
   if (error.status === 413) return true
   const text = `${error.message ?? ""}\n${error.body ?? ""}`
   return !RATE_TEXT.test(text) && OVERFLOW_TEXT.some((pattern) => pattern.test(text))

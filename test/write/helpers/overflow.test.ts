@@ -64,6 +64,14 @@ describe("isContextOverflow", () => {
     expect(isContextOverflow({ name: "Error", message: "fetch failed" })).toBe(false)
   })
 
+  it("recognises a provider's refusal relayed by OpenCode 2.1.2's background service as its own 503", () => {
+    const relayed = JSON.stringify({ _tag: "ServiceUnavailableError", message: "This model's maximum context length is 16000 tokens. However, your messages resulted in 20512 tokens." })
+    expect(isContextOverflow({ name: "Error", status: 503, message: "POST /api/experimental/generate -> HTTP 503", body: relayed })).toBe(true)
+    // The same service failing for another reason, or a 503 of anyone else, is not an overflow.
+    expect(isContextOverflow({ name: "Error", status: 503, message: "POST /api/experimental/generate -> HTTP 503", body: JSON.stringify({ _tag: "ServiceUnavailableError", message: "fetch failed" }) })).toBe(false)
+    expect(isContextOverflow({ name: "APIError", status: 503, message: "maximum context length is 4096 tokens" })).toBe(false)
+  })
+
   it("is not a rate limit, even one that counts tokens, nor a server failure, nor an output limit", () => {
     expect(isContextOverflow({ name: "APIError", status: 429, message: "Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 45021." })).toBe(false)
     expect(isContextOverflow({ name: "APIError", message: "Rate limit reached: too many tokens per minute" })).toBe(false)
