@@ -124,9 +124,11 @@ export interface V2SessionPage {
   cursor?: { next?: string | null; previous?: string | null }
 }
 
-/** One model as ctx.model.list and ctx.model.default describe it (2.1.2). */
+/** One model as ctx.model.list and ctx.model.default describe it (2.1.2's Model.Info, under `data` beside `location`). */
 export interface V2ModelInfo {
+  /** The name OpenCode knows the model by: its key under providers.<id>.models in the config. */
   id?: string
+  /** The name sent to the provider: the config's `modelID`, else the id. */
   modelID?: string
   providerID?: string
   limit?: { context?: number; input?: number; output?: number }

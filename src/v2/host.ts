@@ -181,19 +181,20 @@ export function createV2Host(deps: V2HostDeps): Host & { status(): V2HostStatus 
     },
 
     async contextLimit(model, signal) {
-      const info = await describeModel(deps.ctx(), model, signal)
-      return info?.limit?.input ?? info?.limit?.context
+      // The input limit, when the model declares one, is what a prompt may fill; else the whole window.
+      const info = await describeModel(liveCtx(deps), model, signal)
+      return positive(info?.limit?.input) ?? positive(info?.limit?.context)
     },
 
     async modelVariants(model, signal) {
-      const info = await describeModel(deps.ctx(), model, signal)
+      const info = await describeModel(liveCtx(deps), model, signal)
       return (info?.variants ?? []).flatMap((variant) => (typeof variant.id === "string" ? [variant.id] : []))
     },
 
     async modelIds() {
       const models = deps.ctx().model
       if (!models) return undefined
-      return unwrapList(await models.list()).flatMap((info) => (info.providerID && (info.modelID ?? info.id) ? [`${info.providerID}/${info.modelID ?? info.id}`] : []))
+      return unwrapList(await models.list()).flatMap((info) => (info.providerID && modelKey(info) ? [`${info.providerID}/${modelKey(info)}`] : []))
     },
 
     async mcpServers() {
@@ -259,12 +260,33 @@ function isNotFound(error: unknown): boolean {
   return [named?.name, named?._tag].some((tag) => typeof tag === "string" && /NotFound/.test(tag)) || (typeof named?.message === "string" && /^Session not found/i.test(named.message))
 }
 
-/** A model's facts from 2.1.2's model domain (undefined: the default model); undefined when the host has no such domain. */
-async function describeModel(ctx: V2Context, model: ModelRef | undefined, signal: AbortSignal): Promise<V2ModelInfo | undefined> {
-  const models = ctx.model
+/**
+ * A model's facts from 2.1.2's model domain (undefined: the default model); undefined when the host
+ * has no such domain, does not list the model, or fails: a window or variant not known is no error.
+ */
+async function describeModel(ctx: V2Context | undefined, model: ModelRef | undefined, signal: AbortSignal): Promise<V2ModelInfo | undefined> {
+  const models = ctx?.model
   if (!models || signal.aborted) return undefined
-  if (!model) return models.default ? unwrapOne(await models.default()) : undefined
-  return unwrapList(await models.list()).find((info) => info.providerID === model.providerID && (info.modelID ?? info.id) === model.modelID)
+  try {
+    if (!model) return models.default ? unwrapOne(await models.default()) : undefined
+    return unwrapList(await models.list()).find((info) => info.providerID === model.providerID && modelKey(info) === model.modelID)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The name 2.1.2 knows a model by: its `id`, the key under providers.<id>.models in the config, which
+ * `opencode models`, generate.text and sessions take. `modelID` is what is sent to the provider: the
+ * same unless the config's `modelID` names another (ran: generate.text of that other name answers
+ * "Model unavailable").
+ */
+function modelKey(info: V2ModelInfo): string | undefined {
+  return info.id ?? info.modelID
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined
 }
 
 function unwrapList(answer: { data?: V2ModelInfo[] } | V2ModelInfo[]): V2ModelInfo[] {
@@ -272,9 +294,10 @@ function unwrapList(answer: { data?: V2ModelInfo[] } | V2ModelInfo[]): V2ModelIn
   return Array.isArray(list) ? list : []
 }
 
-function unwrapOne(answer: { data?: V2ModelInfo } | V2ModelInfo): V2ModelInfo | undefined {
-  const one = (answer as { data?: V2ModelInfo }).data ?? (answer as V2ModelInfo)
-  return typeof one === "object" && one !== null ? one : undefined
+/** 2.1.2 answers {location, data}, data the model or null when there is none. */
+function unwrapOne(answer: { data?: V2ModelInfo | null } | V2ModelInfo): V2ModelInfo | undefined {
+  const one = typeof answer === "object" && answer !== null && "data" in answer ? answer.data : answer
+  return typeof one === "object" && one !== null ? (one as V2ModelInfo) : undefined
 }
 
 /** The live context, or none (the last location gone). */

@@ -23,7 +23,10 @@
 //     create/get/prompt/wait/context/interrupt/remove; get of a missing session throws
 //     Session.NotFoundError (ran); `context` is the messages since the last compaction.
 //     2.0.16 had no list, remove or model domain (2.0.16 d.ts).
-//   - The model domain lists each configured model with `limit` and `variants` (ran).
+//   - The model domain lists each configured model with `limit` and `variants`, answering
+//     {location, data}; a model's `id` is its key in the config, the name OpenCode takes (generate.text,
+//     `opencode models`), and `modelID` the name sent to the provider, another only when the config
+//     sets `modelID` (ran).
 //   - Tools: editor get/add/update; plugin tools stay off the native list unless `codemode: false`;
 //     a metadata holding a null leaves the call running and the model is told "Tool result
 //     missing"; a built-in tool's result without its declared output is an error "Tool did not
@@ -117,6 +120,12 @@ export interface FakeVariant {
   release?: "2.0.16" | "2.1.2"
   /** The model's declared window (2.1.2's model domain); 100,000 by default. */
   contextLimit?: number
+  /**
+   * More models of the fake's provider, listed after the default one as 2.1.2 lists configured
+   * models: `id` is the config's key, `modelID` the name sent to the provider (the config's
+   * `modelID`, else the key), `limit` as declared.
+   */
+  models?: ReadonlyArray<{ id: string; modelID?: string; limit: { context: number; input?: number; output: number } }>
   /** The plugin session domain has `remove` (later 2.0.x and 2.1.2; 2.0.16 has none). */
   sessionRemove?: boolean
   /** Agents the user's config declares: they run, but an agent transform's list() leaves them out. */
@@ -163,6 +172,7 @@ export class FakeOpenCode2 {
       release: modern ? "2.1.2" : "2.0.16",
       sessionRemove: options.sessionRemove ?? modern,
       ...(options.contextLimit ? { contextLimit: options.contextLimit } : {}),
+      ...(options.models ? { models: options.models } : {}),
       configAgents: options.configAgents ?? [],
       projectIdOf: options.projectIdOf ?? (() => "global"),
     }
@@ -540,9 +550,9 @@ export class FakeOpenCode2 {
       generate: { text: async ({ prompt }) => ({ text: this.complete(prompt) }) },
       ...(this.variant.release === "2.1.2"
         ? {
-            // The one model the fake's provider offers, with its limits (ctx.model of 2.1.2).
+            // The models the fake's provider offers, with their limits (ctx.model of 2.1.2).
             model: {
-              list: async () => ({ location: { directory }, data: [this.modelInfo()] }),
+              list: async () => ({ location: { directory }, data: [this.modelInfo(), ...this.configuredModels()] }),
               default: async () => ({ location: { directory }, data: this.modelInfo() }),
             },
           }
@@ -855,6 +865,11 @@ export class FakeOpenCode2 {
   /** The scripted model as 2.1.2's model domain describes a configured model. */
   modelInfo(): { id: string; modelID: string; providerID: string; limit: { context: number; output: number }; variants: Array<{ id: string }> } {
     return { id: "fake-model", modelID: "fake-model", providerID: "fake", limit: { context: this.variant.contextLimit ?? 100_000, output: 4096 }, variants: [{ id: "low" }, { id: "medium" }, { id: "high" }] }
+  }
+
+  /** The variant's further models as 2.1.2's model domain lists them (ran: a config key with its own `modelID`). */
+  private configuredModels(): Array<{ id: string; modelID: string; providerID: string; limit: { context: number; input?: number; output: number }; variants: Array<{ id: string }> }> {
+    return (this.variant.models ?? []).map((model) => ({ id: model.id, modelID: model.modelID ?? model.id, providerID: "fake", limit: { ...model.limit }, variants: [{ id: "low" }, { id: "medium" }, { id: "high" }] }))
   }
 
   private requireSession(sessionId: string): Session {

@@ -83,6 +83,39 @@ describe("the OpenCode 2 host port on 2.0.x as released", () => {
     expect(await host.modelIds!(signal)).toEqual(["fake/fake-model"])
   })
 
+  it("on 2.1.2, finds a model by the id OpenCode knows it by, not the name sent to its provider, and takes its input limit when it declares one", async () => {
+    setup = v2Setup({
+      variant: {
+        models: [
+          // providers.fake.models["alias-16k"] = { modelID: "upstream-16k", limit: { context: 16000, ... } }
+          { id: "alias-16k", modelID: "upstream-16k", limit: { context: 16_000, output: 4_096 } },
+          { id: "input-24k", limit: { context: 64_000, input: 24_000, output: 4_096 } },
+        ],
+      },
+    })
+    const { host } = await hostOn(setup, false)
+    const signal = AbortSignal.timeout(5_000)
+    expect(await host.contextLimit({ providerID: "fake", modelID: "alias-16k" }, signal)).toBe(16_000)
+    expect(await host.modelVariants({ providerID: "fake", modelID: "alias-16k" }, signal)).toEqual(["low", "medium", "high"])
+    // The provider's own name is not one OpenCode takes (generate.text answers "Model unavailable").
+    expect(await host.contextLimit({ providerID: "fake", modelID: "upstream-16k" }, signal)).toBeUndefined()
+    expect(await host.contextLimit({ providerID: "fake", modelID: "input-24k" }, signal)).toBe(24_000)
+    expect(await host.modelIds!(signal)).toEqual(["fake/fake-model", "fake/alias-16k", "fake/input-24k"])
+  })
+
+  it("on 2.1.2, knows no window and no variants when the model domain fails or no location is live, and never throws", async () => {
+    setup = v2Setup()
+    const { ctx } = await hostOn(setup, false)
+    const failing = { ...ctx(), model: { list: async () => Promise.reject(new Error("ServiceUnavailableError")), default: async () => Promise.reject(new Error("ServiceUnavailableError")) } }
+    const deps = { service: async () => ({ state: "absent" }) as never, lastService: () => undefined, observed: new ObservedSessions(), confined: new Map(), helperSystem: new Map(), log: () => undefined }
+    const signal = AbortSignal.timeout(5_000)
+    for (const host of [createV2Host({ ...deps, ctx: () => failing }), createV2Host({ ...deps, ctx: () => { throw new Error("no OpenCode 2 location is live in this process") } })]) {
+      expect(await host.contextLimit({ providerID: "fake", modelID: "fake-model" }, signal)).toBeUndefined()
+      expect(await host.contextLimit(undefined, signal)).toBeUndefined()
+      expect(await host.modelVariants({ providerID: "fake", modelID: "fake-model" }, signal)).toEqual([])
+    }
+  })
+
   it("on 2.0.16, knows no window (the model domain is not there)", async () => {
     setup = v2Setup({ variant: { release: "2.0.16" } })
     const { host } = await hostOn(setup, false)
