@@ -199,8 +199,10 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
   if (v.extraction) {
     const e = v.extraction
     const model = e.model ?? "OpenCode's default model"
+    // Which window the budget came from: the one OpenCode reports for the model, else none, and then the default budget.
     const window = e.window ? `a window of ${e.window.toLocaleString("en-US")} tokens as OpenCode reports it` : "a window OpenCode does not report"
-    lines.push(`extraction: ${model}, ${window}; transcripts budgeted at ${e.transcriptTokens.toLocaleString("en-US")} tokens${e.window ? "" : " (the default)"} (last extraction ${iso(e.at)})`)
+    const budget = `transcripts budgeted at ${e.transcriptTokens.toLocaleString("en-US")} tokens${e.window ? "" : ", the default for a window not known"}`
+    lines.push(`extraction: ${model}, ${window}; ${budget} (last extraction ${iso(e.at)})`)
   }
   lines.push(`consolidation: ${describePhase2(s, v.phase2)}`)
   lines.push(`last success: ${v.phase2?.last_success_at ? iso(v.phase2.last_success_at) : "never"}`)

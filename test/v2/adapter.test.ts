@@ -7,6 +7,7 @@ import { openDatabase } from "../../src/store/database.js"
 import { V2_MIGRATIONS } from "../../src/store/migrations.js"
 import { MEMORY_RPC, type MemoryStatus } from "../../src/v2/rpc.js"
 import { denyHelpersAsSubagents } from "../../src/v2/agents.js"
+import { transcriptBudget } from "../../src/write/phase1/extraction-job.js"
 import { diffDrivenConsolidator } from "../e2e/support/consolidator.js"
 import { contentText, type ChatRequest } from "../e2e/support/fake-llm.js"
 import { HOUR, settle, v2Setup, type V2Setup } from "./support.js"
@@ -168,7 +169,20 @@ describe("learning on OpenCode 2", () => {
     await waitUntil(() => catalog<{ n: number }>(setup.home, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]!.n > 0, "nothing was extracted")
     const inspect = ((await setup.fake.callRpc(setup.projectDir, "opencode-codex-memory", "status")) as { text: string }).text
     expect(inspect).toMatch(/extraction: OpenCode's default model, a window of 16,000 tokens as OpenCode reports it; transcripts budgeted at [\d,]+ tokens \(last extraction/)
-    expect(inspect).not.toContain("(the default)")
+    expect(inspect).not.toContain("the default for a window not known")
+  })
+
+  it("budgets extraction by the window of the extract_model OpenCode knows by its config key, whatever name its provider is sent", async () => {
+    // providers.fake.models["alias-16k"] = { modelID: "upstream-16k", limit: { context: 16000, output: 4096 } } (2.1.2 config).
+    setup = v2Setup({ clockOffsetMs: 7 * HOUR, variant: { models: [{ id: "alias-16k", modelID: "upstream-16k", limit: { context: 16_000, output: 4_096 } }] } })
+    const fact = "FACT-ALIAS: the model has another name upstream"
+    setup.fake.model.setStructuredHandler(extractor(fact))
+    await pastSession(setup, fact)
+    await started(setup, { extract_model: "fake/alias-16k" })
+    await setup.fake.prompt(await setup.fake.createSession(setup.projectDir, "morning"), "good morning")
+    await waitUntil(() => catalog<{ n: number }>(setup.home, "SELECT COUNT(*) AS n FROM stage1_outputs")[0]!.n > 0, `nothing was extracted\n${setup.logs.join("\n")}`)
+    const inspect = ((await setup.fake.callRpc(setup.projectDir, "opencode-codex-memory", "status")) as { text: string }).text
+    expect(inspect).toContain(`extraction: fake/alias-16k, a window of 16,000 tokens as OpenCode reports it; transcripts budgeted at ${transcriptBudget(16_000).toLocaleString("en-US")} tokens (last extraction`)
   })
 
   it("extracts through generate.text with one prompt, and consolidates in a helper session confined to the memory root", async () => {
@@ -246,6 +260,8 @@ describe("learning on OpenCode 2", () => {
     expect(status.sessions).toEqual({ source: "observed", detail: expect.stringContaining("the OpenCode service is unavailable (no OpenCode service is registered") })
     expect(status.text).toContain("## Host\nsessions: the OpenCode service is unavailable")
     expect(status.text).toContain("only conversations this process observed are learned from")
+    // 2.0.16 has no model domain: no window, so the default budget, and inspect says which.
+    expect(status.text).toContain(`extraction: OpenCode's default model, a window OpenCode does not report; transcripts budgeted at ${transcriptBudget(undefined).toLocaleString("en-US")} tokens, the default for a window not known (last extraction`)
   })
 })
 
