@@ -33,7 +33,10 @@ export function createV1Host(client: Client): Host {
     for (const provider of providers) {
       for (const [id, info] of Object.entries(provider.models ?? {})) {
         offered.push(`${provider.id}/${id}`)
-        models.set(`${provider.id}/${id}`, { ...(info.limit?.context ? { context: info.limit.context } : {}), variants: Object.keys(info.variants ?? {}) })
+        // The input limit, when the model declares one, is what a prompt may fill (1.18.33's own
+        // compaction counts from it too); else the whole context.
+        const window = positive(info.limit?.input) ?? positive(info.limit?.context)
+        models.set(`${provider.id}/${id}`, { ...(window ? { context: window } : {}), variants: Object.keys(info.variants ?? {}) })
       }
     }
   }
@@ -159,7 +162,11 @@ interface RawSession {
 
 interface RawProvider {
   id: string
-  models?: Record<string, { limit?: { context?: number }; variants?: Record<string, unknown> }>
+  models?: Record<string, { limit?: { context?: number; input?: number }; variants?: Record<string, unknown> }>
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined
 }
 
 interface RawReply {
