@@ -34,7 +34,7 @@ export interface VersionSnapshot {
   /** The exchanges with other agents this version runs, one line each. */
   extensions?: string[]
   /** The window and transcript budget of this version's last extraction, when there was one. */
-  extraction?: { model: string | undefined; window: number | undefined; transcriptTokens: number; at: number }
+  extraction?: { model: string | undefined; window: number | undefined; transcriptTokens: number; refused?: readonly number[]; at: number }
   /** V2 only. */
   readiness?: {
     consolidatedSessions: number
@@ -144,7 +144,8 @@ export function renderInspect(s: InspectSnapshot): string {
   if (s.resetEpoch !== undefined) lines.push(`last reset: ${iso(s.resetEpoch)}; only what was said after it is learned`)
   if (s.spend) {
     const t = (x: SpendTotals) => `${Math.round(x.tokens)} tokens (input ${Math.round(x.input)}, output ${Math.round(x.output)}, reasoning ${Math.round(x.reasoning)}, cache read ${Math.round(x.cacheRead)}, cache write ${Math.round(x.cacheWrite)}), cost ${x.cost.toFixed(4)}`
-    lines.push(`spend today (UTC): ${t(s.spend.today)}, ${s.spend.today.sessions} helper sessions`)
+    const overflows = s.spend.today.overflows ? `; ${s.spend.today.overflows} ${s.spend.today.overflows === 1 ? "request" : "requests"} too large for the model, asked again with less` : ""
+    lines.push(`spend today (UTC): ${t(s.spend.today)}, ${s.spend.today.sessions} helper sessions${overflows}`)
     lines.push(`spend last 7 days: ${t(s.spend.last7Days)}, ${s.spend.last7Days.sessions} helper sessions`)
     lines.push(`per helper session: ${s.spend.last7Days.sessions ? t(s.spend.perSession) : "no helper session in the last 7 days"}`)
     const budget = s.options.daily_token_budget
@@ -202,7 +203,9 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
     // Which window the budget came from: the one OpenCode reports for the model, else none, and then the default budget.
     const window = e.window ? `a window of ${e.window.toLocaleString("en-US")} tokens as OpenCode reports it` : "a window OpenCode does not report"
     const budget = `transcripts budgeted at ${e.transcriptTokens.toLocaleString("en-US")} tokens${e.window ? "" : ", the default for a window not known"}`
-    lines.push(`extraction: ${model}, ${window}; ${budget} (last extraction ${iso(e.at)})`)
+    // After an overflow the budget shown is the shrunk one: which budgets the model refused first.
+    const shrunk = e.refused?.length ? `, after the model refused ${e.refused.map((n) => n.toLocaleString("en-US")).join(" and ")} as too large` : ""
+    lines.push(`extraction: ${model}, ${window}; ${budget}${shrunk} (last extraction ${iso(e.at)})`)
   }
   lines.push(`consolidation: ${describePhase2(s, v.phase2)}`)
   lines.push(`last success: ${v.phase2?.last_success_at ? iso(v.phase2.last_success_at) : "never"}`)

@@ -157,6 +157,14 @@ describe("renderInspect", () => {
     expect(renderInspect(snapshot({ versions: [v1({ phase2: running })] }))).toContain("consolidation: running, lease until 2026-11-30T12:01:00.000Z")
   })
 
+  it("says when the extraction budget shown was shrunk after the model refused larger ones, and counts today's refusals", () => {
+    const extraction = { model: "local/small-16k", window: 16_000, transcriptTokens: 3_200, refused: [7_200, 4_800], at: NOW - 60_000 }
+    const text = renderInspect(snapshot({ versions: [v1({ extraction })], spend: { ...snapshot().spend!, today: { ...snapshot().spend!.today, overflows: 2 } } }))
+    expect(text).toContain("transcripts budgeted at 3,200 tokens, after the model refused 7,200 and 4,800 as too large (last extraction")
+    expect(text).toContain("2 helper sessions; 2 requests too large for the model, asked again with less")
+    expect(renderInspect(snapshot({ versions: [v1({ extraction: { ...extraction, refused: [] } })] }))).not.toMatch(/refused|too large/)
+  })
+
   it("shows both versions side by side, and V2's readiness once it is reached", () => {
     const text = renderInspect(snapshot())
     expect(text).toContain("## Memory V1 (read by new sessions; learning)")

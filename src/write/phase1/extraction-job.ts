@@ -76,6 +76,8 @@ export interface ExtractionBudget {
   model: string | undefined
   window: number | undefined
   transcriptTokens: number
+  /** The budgets the model refused as too large before this one, in the order tried. */
+  refused?: readonly number[]
 }
 
 export const EXTRACT_AGENT = "memorize-extract"
@@ -177,7 +179,7 @@ export async function runExtraction(ctx: ExtractionContext, claim: Claim, sessio
       diagnostics.report("info", "phase1", `the extraction request for ${id} was too large for the model (${budget} tokens budgeted); retrying with ${next}`)
       noteOverflow(ctx, claim, refused)
       budget = next
-      ctx.noteBudget?.({ model: modelName, window: contextLimit, transcriptTokens: budget })
+      ctx.noteBudget?.({ model: modelName, window: contextLimit, transcriptTokens: budget, refused: [...refused] })
       built = build(budget)
       if (built.empty) return emptySession()
       reply = await ask(built.request)

@@ -119,7 +119,7 @@ describe("an extraction too large for the model (helper sessions, OpenCode 1.x)"
       "the extraction request for ses_a was too large for the model (4800 tokens budgeted); retrying with 3200",
     ])
     // memory_inspect shows the budget that answered.
-    expect(p.lastBudget()).toMatchObject({ model: "local/small-16k", window: 16_000, transcriptTokens: 3_200 })
+    expect(p.lastBudget()).toMatchObject({ model: "local/small-16k", window: 16_000, transcriptTokens: 3_200, refused: [7_200, 4_800] })
     // Every helper session was deleted.
     expect(host.deleted).toHaveLength(3)
   })
