@@ -385,41 +385,49 @@ function scanBack(text: string, limit: number): number {
   let rest = 0 // units of text[end..] as the whole text has it: runs after `end` keep their context
   let end = n
   while (end > 0 && rest <= limit) {
-    // The run that ends at `end`: back to where its class changes.
+    // The run that ends at `end`: back to where its class changes (every non-ASCII unit is OTHER,
+    // so a surrogate pair never straddles a run's edge).
     const runClass = classBefore(text, end)
-    let runStart = end - unitsBefore(text, end)
+    const letters = runClass === LOWER || runClass === UPPER
+    let runStart = end - 1
     while (runStart > 0) {
       const before = classBefore(text, runStart)
-      const joins = runClass === LOWER || runClass === UPPER ? before === UPPER || (before === LOWER && classAt(text, runStart) === LOWER) : before === runClass
+      const joins = letters ? before === UPPER || (before === LOWER && ASCII_CLASS[text.charCodeAt(runStart)] === LOWER) : before === runClass
       if (!joins) break
-      runStart -= unitsBefore(text, runStart)
+      runStart--
     }
     const next = end < n ? text.charCodeAt(end) : -1
+    const wordEnds = letters && endsWord(next)
     const last = text.charCodeAt(end - 1)
     const beforeLast = end - 2 >= runStart ? text.charCodeAt(end - 2) : 0
     // Every suffix starting inside the run: the part of the run it holds, priced at the start.
     let length = 0
     let sum = 0
     let uppers = 0
-    let i = end
-    let firstCost = 0 // OTHER: the last code point's cost as the run's first
-    while (i > runStart) {
-      const size = unitsBefore(text, i)
-      const at = i - size
-      const code = size === 2 ? text.codePointAt(at)! : text.charCodeAt(at)
-      length += size
+    let firstCost = 0 // OTHER: the cost of the code point the part starts with
+    for (let i = end; i > runStart; ) {
+      let at = i - 1
+      let code = text.charCodeAt(at)
+      if (code >= 0xdc00 && code <= 0xdfff && at > runStart) {
+        const high = text.charCodeAt(at - 1)
+        if (high >= 0xd800 && high <= 0xdbff) {
+          at--
+          code = ((high - 0xd800) << 10) + (code - 0xdc00) + 0x10000
+        }
+      }
+      length += i - at
       let cost: number
       if (runClass === OTHER) {
-        sum += firstCost // the previous first code point is now an inner one
+        sum += firstCost // the code point that started the previous part is an inner one now
         firstCost = codePointCost(code)
         cost = sum + firstCost + OTHER_START
       } else {
-        if (runClass === LOWER || runClass === UPPER || runClass === PUNCT) {
+        if (letters || runClass === PUNCT) {
           if (i < end) sum += PAIR_COST[code * 128 + text.charCodeAt(i)]!
-          if (code >= 65 && code <= 90) uppers++
+          if (code <= 90) uppers++
         }
         cost = runCost(runClass, AT_START, length, sum)
-        if (runClass === LOWER || runClass === UPPER) cost += wordEndCost(AT_START, uppers, length, beforeLast, last, next)
+        if (wordEnds) cost += wordEndCost(AT_START, uppers, length, beforeLast, last, next)
       }
       if (endsWord(code)) cost += START_AFTER_WORD
       if (cost + rest <= limit) best = at
@@ -428,7 +436,7 @@ function scanBack(text: string, limit: number): number {
     // The whole run, in the context the text gives it.
     const ctx = runStart === 0 ? AT_START : CONTEXT_OF_CLASS[classBefore(text, runStart)]!
     rest += fullRunCost(text, runStart, end, runClass, ctx)
-    if (runClass === LOWER || runClass === UPPER) {
+    if (wordEnds) {
       let runUppers = 0
       for (let k = runStart; k < end && text.charCodeAt(k) <= 90; k++) runUppers++
       rest += wordEndCost(ctx, runUppers, end - runStart, beforeLast, last, next)
@@ -454,24 +462,8 @@ function fullRunCost(text: string, start: number, end: number, cls: number, ctx:
   return runCost(cls, ctx, end - start, sum)
 }
 
-/** Class of the code point at `i` (a code point start). */
-function classAt(text: string, i: number): number {
-  const code = text.charCodeAt(i)
-  return code < 128 ? ASCII_CLASS[code]! : OTHER
-}
-
 /** Class of the UTF-16 unit before `i` (a low surrogate is OTHER, as its pair is). */
 function classBefore(text: string, i: number): number {
   const code = text.charCodeAt(i - 1)
   return code < 128 ? ASCII_CLASS[code]! : OTHER
-}
-
-/** UTF-16 units of the code point that ends at `i`: 2 for a surrogate pair, else 1. */
-function unitsBefore(text: string, i: number): number {
-  const low = text.charCodeAt(i - 1)
-  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
-    const high = text.charCodeAt(i - 2)
-    if (high >= 0xd800 && high <= 0xdbff) return 2
-  }
-  return 1
 }
