@@ -14,6 +14,7 @@ import { benchReconcile } from "./bench/reconcile.js"
 import { benchRedact } from "./bench/redact.js"
 import { benchRankedSearch } from "./bench/ranked-search.js"
 import { benchSearch } from "./bench/search.js"
+import { benchTokens } from "./bench/tokens.js"
 import { benchTranscript } from "./bench/transcript.js"
 import { benchTranscriptMemory } from "./bench/transcript-memory.js"
 import { benchTurnCost } from "./bench/turn-cost.js"
@@ -31,6 +32,7 @@ const benches: Array<[string, () => Promise<BenchResult>]> = [
   ["evidence", benchEvidence],
   ["checkpoint", benchCheckpoint],
   ["redact", benchRedact],
+  ["tokens", benchTokens],
   ["phase1", benchPhase1],
   ["reconcile", benchReconcile],
   ["closed-loop", benchClosedLoop],
