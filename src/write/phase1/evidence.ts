@@ -281,13 +281,16 @@ function select(rows: readonly Row[], budget: number): Array<string | undefined>
       const right = i < n - 1 && selected[i + 1] === undefined
       const gapDelta = left && right ? gapCost : left || right ? 0 : -gapCost
       const room = budget - used - gapDelta - LINE_BREAK_TOKENS
-      let text = row.text
       if (row.tokens > room) {
         if (room < EVIDENCE_LIMITS.MIN_CUT_ROW_TOKENS) continue
-        text = fitRowTokens(row.text, room)
+        // A cut row takes all the room left, as a cut by bytes would: the estimate of the cut text
+        // can come out a little under it, and that rest is no room for a second cut row.
+        selected[i] = fitRowTokens(row.text, room)
+        used = budget
+        continue
       }
-      selected[i] = text
-      used += rowCost(estimateTokens(text)) + gapDelta
+      selected[i] = row.text
+      used += rowCost(row.tokens) + gapDelta
     }
   }
   return selected

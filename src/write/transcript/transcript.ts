@@ -86,8 +86,9 @@ export function renderTranscript(messages: readonly TranscriptMessage[], options
   const base = {
     maxToolOutputChars: options.maxToolOutputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_OUTPUT_CHARS,
     maxToolInputChars: options.maxToolInputChars ?? TRANSCRIPT_DEFAULTS.MAX_TOOL_INPUT_CHARS,
-    // More characters than the budget can hold (the estimate gives no text more than 8 characters a
-    // token); the margin keeps a secret split by this cut out of what is shown.
+    // More characters than the budget holds of anything but long runs of spaces or tabs (the
+    // estimate gives other text at most 8 characters a token), so this cut only bounds memory; the
+    // margin keeps a secret split by it out of what is shown.
     maxTextChars: Math.max(0, Math.floor(options.maxTokens)) * 8 + 16_384,
     injectedMarkers: options.injectedMarkers ?? [],
     transformUserText: options.transformUserText,

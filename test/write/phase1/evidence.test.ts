@@ -139,13 +139,13 @@ describe("selectEvidence: rows and tiers", () => {
 })
 
 describe("selectEvidence: caps", () => {
-  it("cuts a tool's result to 2,000 tokens of bytes, in the middle, keeping the call", () => {
+  it("cuts a tool's result to 2,000 estimated tokens, in the middle, keeping the call", () => {
     const output = `HEAD-LINE\n${"x".repeat(50_000)}\nTAIL-LINE`
     const out = whole([user(text("run it")), assistant(tool("bash", { command: "make" }, output))])
     const row = out.slice(out.indexOf("[tool bash]"))
     const result = row.slice(row.indexOf("\n") + 1)
-    expect(bytes(result)).toBeLessThanOrEqual(EVIDENCE_LIMITS.TOOL_OUTPUT_TOKENS * 4)
-    expect(bytes(result)).toBeGreaterThan(EVIDENCE_LIMITS.TOOL_OUTPUT_TOKENS * 4 - 200)
+    expect(estimateTokens(result)).toBeLessThanOrEqual(EVIDENCE_LIMITS.TOOL_OUTPUT_TOKENS + estimateTokens("\n"))
+    expect(estimateTokens(result)).toBeGreaterThan(EVIDENCE_LIMITS.TOOL_OUTPUT_TOKENS * 0.9)
     expect(result).toMatch(/^HEAD-LINE\n/)
     expect(result).toMatch(/TAIL-LINE\n$/)
     expect(result).toMatch(/\[\.\.\. \d+ tokens truncated \.\.\.\]/)
@@ -175,8 +175,8 @@ describe("selectEvidence: budget", () => {
 
   const row = (label: string, body: string) => estimateTokens(`${label}\n${body}\n`)
   /** What a gap costs at most (its marker, its line break and the separator), and a separator. */
-  const gap = estimateTokens(omittedMarker(8)) + 3
   const join = estimateTokens("\n")
+  const gap = estimateTokens(omittedMarker(8)) + 3 * join
 
   it("takes the tiers in order and marks each run of rows left out once", () => {
     // Room for the two human rows and the two final answers, not for anything else: the slack is
@@ -198,7 +198,7 @@ describe("selectEvidence: budget", () => {
   })
 
   it("cuts the row that does not fit whole when enough room is left, else skips it for older rows that fit", () => {
-    const newest = `${"n".repeat(3_000)}NEWEST`
+    const newest = `${"x".repeat(3_000)}NEWEST`
     const budget = Math.floor(row("[human user]", newest) * 0.6)
     expect(budget).toBeGreaterThan(EVIDENCE_LIMITS.MIN_CUT_ROW_TOKENS + gap)
     const cut = select([user(text(filler("OLD"))), user(text(newest))], { budgetTokens: budget })

@@ -177,9 +177,9 @@ describe("segment capture", () => {
   })
 
   it("packs a segment larger than the extraction budget into parts, so no text of it is cut", async () => {
-    // A 10,000-token budget; each message is about 5,000 tokens, so two never share a part.
+    // A 10,000-token budget, parts filled to 9,000; each message is about 6,300 tokens, so two never share a part.
     host.contextLimits.set("p/m", 20_000)
-    const big = "word ".repeat(4_000)
+    const big = "word ".repeat(6_000)
     const messages = [user(`fact:one ${big}`, 1), user(`fact:two ${big}`, 2), user(`fact:three ${big}`, 3), compaction(10)]
     host.addSession({ id: "ses_big", updatedAt: clock }, messages)
     const { p } = phase1({ extract_model: "p/m" })
