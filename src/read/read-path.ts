@@ -22,7 +22,9 @@ export interface ReadPathConfig {
   /**
    * The copy an unfinished consolidation keeps of the folder (write/run-snapshot.ts): while it is
    * whole, its summary is memory and the folder's is not (the run's output, not validated yet).
-   * `whole` is asked on disk at every call: the run may be another process's, or a killed one's.
+   * `whole` is asked on disk whenever the summary's identity has changed since the last call, and
+   * at every call while the copy is what is served: the run may be another process's, or a killed
+   * one's, and a run takes its copy before it writes, so its first write changes the identity.
    */
   pendingCopy?: { summaryFile: string; whole: () => boolean }
 }
@@ -34,6 +36,10 @@ export class ReadPath {
   private readonly renderings = new Map<SummaryRead, string | undefined>()
   /** The block of the last summary that passed the version's check, in this instance. */
   private lastGood: string | undefined
+  /** The folder's read the last call saw (the same object while the file is unchanged). */
+  private lastRead: SummaryRead | undefined
+  /** Whether the last call served the copy of an unfinished consolidation. */
+  private servingCopy = false
 
   constructor(private readonly config: ReadPathConfig) {
     this.summary = new SummaryFile(config.memoryRoot, config.summaryFile, config.onRefuse)
@@ -49,12 +55,21 @@ export class ReadPath {
    */
   blockFor(call: SystemCall): string | undefined {
     if (!isConversationCall(call, this.config.isHelperSession)) return undefined
-    const pending = this.pendingBlock()
-    if (pending) return pending.block
+    if (this.servingCopy) {
+      const pending = this.pendingBlock()
+      if (pending) return pending.block
+      this.servingCopy = false
+    }
     const read = this.summary.read()
-    // Asked again after the read: a run may have taken its copy and written since the first look.
-    const started = this.pendingBlock()
-    if (started) return started.block
+    // An unchanged file is what was served last without a copy: committed. A changed one may be a
+    // run's output, and the copy is looked for after the read, since a run copies before it writes.
+    const changed = read !== this.lastRead
+    this.lastRead = read
+    const started = changed ? this.pendingBlock() : undefined
+    if (started) {
+      this.servingCopy = true
+      return started.block
+    }
     const own = read.kind === "present" ? this.render(read, true) : undefined
     if (own !== undefined) return (this.lastGood = own)
     return read.kind === "present" ? this.lastGood : undefined
@@ -74,6 +89,8 @@ export class ReadPath {
     this.fallback?.invalidate()
     this.renderings.clear()
     this.lastGood = undefined
+    this.lastRead = undefined
+    this.servingCopy = false
   }
 
   /** The block of a read, once per read; undefined when it fails the version's check (said once). */

@@ -72,3 +72,55 @@ describe("ReadPath with the Memory V2 templates", () => {
     expect(first).not.toBe(readPath.blockFor(agentCall))
   })
 })
+
+describe("ReadPath while a consolidation is unfinished", () => {
+  // A run copies the folder before it writes; `whole` stands for the copy's marker on disk.
+  function reader() {
+    const copyFile = path.join(path.dirname(root), "copy_summary.md")
+    const state = { whole: false, asked: 0 }
+    const read = new ReadPath({
+      memoryRoot: root,
+      summaryFile,
+      dedicatedTools: true,
+      templates,
+      isHelperSession: () => false,
+      onRefuse: () => undefined,
+      pendingCopy: { summaryFile: copyFile, whole: () => (state.asked++, state.whole) },
+    })
+    return { read, state, copyFile }
+  }
+  const touch = (file: string, text: string, at: number) => {
+    fs.writeFileSync(file, text)
+    fs.utimesSync(file, at, at)
+  }
+
+  it("serves the copy once the run writes, the folder again once the copy is gone, and asks the disk only when the summary changed or the copy is served", () => {
+    const { read, state, copyFile } = reader()
+    touch(summaryFile, "v1\n- committed fact\n", 1_000)
+    expect(read.blockFor(agentCall)).toContain("committed fact")
+    const asked = state.asked
+    for (let i = 0; i < 5; i++) read.blockFor(agentCall)
+    // Unchanged and committed: one lstat of the summary per call, no look for a copy.
+    expect(state.asked).toBe(asked)
+    // The run takes its copy, then writes its output in place.
+    touch(copyFile, "v1\n- committed fact\n", 1_000)
+    state.whole = true
+    touch(summaryFile, "v1\n- half-written output\n", 2_000)
+    expect(read.blockFor(agentCall)).toContain("committed fact")
+    expect(read.blockFor(agentCall)).not.toContain("half-written")
+    // The run succeeds: its copy goes, the summary is not written again, and it is now memory.
+    state.whole = false
+    expect(read.blockFor(agentCall)).toContain("half-written output")
+    const after = state.asked
+    read.blockFor(agentCall)
+    expect(state.asked).toBe(after)
+  })
+
+  it("serves a killed run's copy to a reader that starts after the crash", () => {
+    const { read, state, copyFile } = reader()
+    touch(copyFile, "v1\n- what memory was\n", 1_000)
+    touch(summaryFile, "v1\n- what the killed run left\n", 2_000)
+    state.whole = true
+    expect(read.blockFor(agentCall)).toContain("what memory was")
+  })
+})
