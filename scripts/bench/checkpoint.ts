@@ -7,6 +7,8 @@ import { createHash } from "node:crypto"
 import fs from "node:fs"
 import os from "node:os"
 import path from "node:path"
+import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base"
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base"
 import { artifactOf, CHECKPOINT_CAPS, emptyCheckpoint, observeArtifact, observeUserMessage, type CheckpointV1 } from "../../src/checkpoint/checkpoint.js"
 import { observeToolResult } from "../../src/checkpoint/observe.js"
 import { SessionCheckpoints } from "../../src/checkpoint/session-checkpoints.js"
@@ -80,7 +82,7 @@ export async function benchCheckpoint(): Promise<BenchResult> {
       `projection    ${projection.toFixed(1)} ms median of ${ROUNDS} (reducers and view; view ${Buffer.byteLength(view)} bytes)`,
       `transcript    ${transcript.toFixed(1)} ms median of ${ROUNDS} (the same session rendered for extraction, ${MAX_TOKENS}-token budget)`,
       `hooks         ${persisted.medianMs.toFixed(3)} ms median per event through memory.db (p99 ${persisted.p99Ms.toFixed(3)} ms, ${persisted.events} events)`,
-      `view at caps  ${capped.bytes} bytes, about ${capped.tokens} tokens (every section full, every value ${VIEW_CAPS.maxValueChars} characters)`,
+      `view at caps  ${capped.bytes} bytes, ${capped.tokens} estimated tokens (o200k_base ${capped.o200k}, cl100k_base ${capped.cl100k}; every section full, every value ${VIEW_CAPS.maxValueChars} characters)`,
     ],
     checks: [
       { kind: "ratio", what: "projection and view of the session", ratio: projection / transcript, baseline: "rendering its extraction transcript", max: MAX_RATIO },
@@ -166,7 +168,7 @@ function persistedReplay(events: readonly Event[]): { medianMs: number; p99Ms: n
 }
 
 /** A checkpoint with every section beyond its cap and every value at full length, and its view's size. */
-function cappedView(): { bytes: number; tokens: number } {
+function cappedView(): { bytes: number; tokens: number; o200k: number; cl100k: number } {
   const long = (seed: string) => `${seed} `.repeat(200).slice(0, 400)
   let cp = observeUserMessage(emptyCheckpoint("ses_caps"), { messageId: "msg_1", text: long("task") })
   for (let i = 0; i < CHECKPOINT_CAPS.maxArtifacts; i++) {
@@ -186,7 +188,7 @@ function cappedView(): { bytes: number; tokens: number } {
   // Half the facts' files changed: both fact sections fill.
   const view = renderView(cp, (uri) => (uris.indexOf(uri) % 2 === 0 ? artifactOf(cp, uri)?.hash : "sha256:changed"))
   const bytes = Buffer.byteLength(view)
-  return { bytes, tokens: estimateTokens(view) }
+  return { bytes, tokens: estimateTokens(view), o200k: countO200k(view), cl100k: countCl100k(view) }
 }
 
 function hashOf(text: string): string {

@@ -178,7 +178,7 @@ describe("renderView", () => {
     const uris = many(17, (i) => `f${i}.ts`)
     const cp: CheckpointV1 = {
       ...emptyCheckpoint("s"),
-      plan: [...many(17, (i) => step(`o${i}`, "open")), ...many(9, (i) => step(`d${i}`, "done", true))],
+      plan: [...many(17, (i) => step(`o${i}`, "open")), ...many(5, (i) => step(`d${i}`, "done", true))],
       decisions: many(13, (i) => decision(`x${i}`, i)),
       artifacts: uris.map((uri, i) => file(uri, i, "h")),
       recentArtifacts: uris,
