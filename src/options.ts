@@ -15,6 +15,17 @@ const INTEGER_OPTIONS = {
   v2_ready_sessions: [20, 1, 4096],
   // Tokens the helper sessions may spend per UTC day before background learning waits for the next; 0 is off.
   daily_token_budget: [0, 0, 1_000_000_000_000],
+  // The size budget a consolidation must leave MEMORY.md and each skills/<name>/SKILL.md within
+  // (write/phase2/budget.ts); 0 turns a bound off. Codex bounds neither file (its prompt asks for
+  // skills "under 500 lines"), and users report MEMORY.md at 2,450 lines / 325 KB and 3,618 lines,
+  // full of repeats. Claude Code's 200-line / 25 KB index is too small for a handbook read by
+  // search, not injected. 2,000 lines and 160 KB hold years of task groups at Codex's schema
+  // (some 40-80 lines a group) while stopping runaway growth well before a file that no read
+  // can take whole; a skill at 500 lines is Codex's own rule, and 32 KB its bytes at 64 a line.
+  memory_max_bytes: [160_000, 0, 10_000_000],
+  memory_max_lines: [2_000, 0, 100_000],
+  skill_max_bytes: [32_000, 0, 1_000_000],
+  skill_max_lines: [500, 0, 20_000],
 } as const
 
 type IntegerOption = keyof typeof INTEGER_OPTIONS
@@ -41,6 +52,10 @@ const schema = z
     min_rollout_idle_hours: z.number(),
     v2_ready_sessions: z.number(),
     daily_token_budget: z.number(),
+    memory_max_bytes: z.number(),
+    memory_max_lines: z.number(),
+    skill_max_bytes: z.number(),
+    skill_max_lines: z.number(),
     codex_interop: z.strictObject({
       import: z.boolean().optional(),
       export: z.boolean().optional(),
@@ -83,6 +98,11 @@ export interface MemoryOptions {
   min_rollout_idle_hours: number
   v2_ready_sessions: number
   daily_token_budget: number
+  /** Size budget of MEMORY.md and each SKILL.md after a consolidation; 0 is off. */
+  memory_max_bytes: number
+  memory_max_lines: number
+  skill_max_bytes: number
+  skill_max_lines: number
   codex_interop: { import: boolean; export: boolean; codex_home: string | undefined }
   claude_import: { enabled: boolean; claude_home: string | undefined; projects: readonly string[] | undefined }
   checkpoint: { enabled: boolean; mode: "augment" | "replace" }
@@ -114,6 +134,10 @@ export const DEFAULT_OPTIONS: MemoryOptions = Object.freeze({
   min_rollout_idle_hours: INTEGER_OPTIONS.min_rollout_idle_hours[0],
   v2_ready_sessions: INTEGER_OPTIONS.v2_ready_sessions[0],
   daily_token_budget: INTEGER_OPTIONS.daily_token_budget[0],
+  memory_max_bytes: INTEGER_OPTIONS.memory_max_bytes[0],
+  memory_max_lines: INTEGER_OPTIONS.memory_max_lines[0],
+  skill_max_bytes: INTEGER_OPTIONS.skill_max_bytes[0],
+  skill_max_lines: INTEGER_OPTIONS.skill_max_lines[0],
   codex_interop: Object.freeze({ import: false, export: false, codex_home: undefined }),
   claude_import: Object.freeze({ enabled: false, claude_home: undefined, projects: undefined }),
   checkpoint: Object.freeze({ enabled: true, mode: "augment" as const }),

@@ -45,6 +45,10 @@ describe("parseOptions", () => {
       min_rollout_idle_hours: 1,
       v2_ready_sessions: 5,
       daily_token_budget: 250_000,
+      memory_max_bytes: 400_000,
+      memory_max_lines: 5_000,
+      skill_max_bytes: 0,
+      skill_max_lines: 800,
       codex_interop: { import: true, export: false, codex_home: "/somewhere/.codex" },
       claude_import: { enabled: true, claude_home: "/somewhere/.claude", projects: ["-home-u-acme"] },
       checkpoint: { enabled: true, mode: "replace" },
@@ -133,5 +137,27 @@ describe("parseOptions", () => {
     const { options, warnings } = parseOptions({ claude_import: { enabled: "yes", projects: "all" } })
     expect(options.claude_import).toEqual({ enabled: false, claude_home: undefined, projects: undefined })
     expect(warnings.length).toBeGreaterThan(0)
+  })
+})
+
+describe("the size budget options", () => {
+  it("default to 2,000 lines and 160,000 bytes for MEMORY.md and 500 lines and 32,000 bytes a skill", () => {
+    expect(parseOptions({}).options).toMatchObject({ memory_max_bytes: 160_000, memory_max_lines: 2_000, skill_max_bytes: 32_000, skill_max_lines: 500 })
+  })
+
+  it("take 0 as off and clamp what is out of range", () => {
+    const { options, warnings } = parseOptions({ memory_max_bytes: 0, memory_max_lines: 10 ** 9, skill_max_bytes: -1, skill_max_lines: 80.5 })
+    expect(options).toMatchObject({ memory_max_bytes: 0, memory_max_lines: 100_000, skill_max_bytes: 0, skill_max_lines: 80 })
+    expect(warnings).toEqual([
+      'option "memory_max_lines" = 1000000000 adjusted to 100000 (allowed: whole numbers 0 to 100000)',
+      'option "skill_max_bytes" = -1 adjusted to 0 (allowed: whole numbers 0 to 1000000)',
+      'option "skill_max_lines" = 80.5 adjusted to 80 (allowed: whole numbers 0 to 20000)',
+    ])
+  })
+
+  it("fall back to the default on a wrong type", () => {
+    const { options, warnings } = parseOptions({ memory_max_lines: "2000" })
+    expect(options.memory_max_lines).toBe(2_000)
+    expect(warnings).toHaveLength(1)
   })
 })

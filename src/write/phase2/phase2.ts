@@ -14,6 +14,8 @@
 //   7. delete the helper session; if that cannot be confirmed, keep the lease and stop; if the
 //      model found the request too large for its window, put the folder back and go to 4 at once
 //      with two thirds of the input budget, at most three times, spending no retry
+//   7b. MEMORY.md or a skill over the size budget (budget.ts): run the agent once more at once on
+//      its own attempt, told which files to shorten; still over: put the folder back and fail
 //   8. validate the version's artifacts (V1: MEMORY.md and the summary's `v1`; V2: the summary's
 //      own rules); invalid, or the agent failed: put back what the version protects (V2: its last
 //      valid summary), fail, keep the baseline (and the diff)
@@ -45,6 +47,7 @@ import { dropSnapshot, restoreSnapshot, sweepSnapshotLeftovers, takeSnapshot } f
 import { processExists } from "../../store/lease-owner.js"
 import { sweepTemporaries } from "../../util/regular-file.js"
 import { removeSymlinks } from "./symlinks.js"
+import { budgetFailure, budgetInstructions, describeOverBudget, measureBudget, sizeBudget, type OverBudget } from "./budget.js"
 import type { WorkspaceExtension } from "./workspace-extension.js"
 import { UnsettledOutcomes } from "../unsettled.js"
 
@@ -249,36 +252,64 @@ export class Phase2 {
       // too large for its window: the folder is put back as it was before the consolidator (inputs
       // synced, imports landed), the smaller selection synced over it and diffed again, and a fresh
       // copy taken. No retry is spent on it; after MAX_SHRINKS the run fails as any other.
+      // The same loop runs the consolidator once more, at once, when its attempt left MEMORY.md or a
+      // skill over the size budget (budget.ts): that attempt stays in the folder (the copy aside is
+      // still the one taken before it), and the agent is told which files to bring within.
       const refused: number[] = []
-      let consumed: Phase2Snapshot[]
-      let changes: Awaited<ReturnType<typeof workspaceStatus>>
+      const limits = sizeBudget(options)
+      let oversize: OverBudget[] | undefined
+      let resized = false
+      let firstRun = false
+      let consumed: Phase2Snapshot[] = []
+      let changes: Awaited<ReturnType<typeof workspaceStatus>> = []
       for (;;) {
-        consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
-        await this.deps.strategy.syncInputs(memoryRoot, inputs, now)
-        // Imports land before the diff, so what they changed is consolidated in this run (once: the
-        // folder put back after an overflow still holds them).
-        if (!refused.length) for (const extension of extensions) await this.runExtension(extension, "sync")
+        if (!oversize) {
+          consumed = inputs.map((input) => ({ sessionId: input.sessionId, sourceUpdatedAt: input.sourceUpdatedAt }))
+          await this.deps.strategy.syncInputs(memoryRoot, inputs, now)
+          // Imports land before the diff, so what they changed is consolidated in this run (once: the
+          // folder put back after an overflow still holds them).
+          if (!refused.length) for (const extension of extensions) await this.runExtension(extension, "sync")
 
-        // 5. diff: the inputs match the baseline, so there is nothing for a model to do.
-        changes = await workspaceStatus(memoryRoot)
-        const artifacts = this.deps.strategy.validate(memoryRoot)
-        if (changes.length === 0 && artifacts.valid) {
-          return jobs.finishUnchanged(token, claim.watermark, consumed, selectedAt) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
+          // 5. diff: the inputs match the baseline, so there is nothing for a model to do.
+          changes = await workspaceStatus(memoryRoot)
+          const artifacts = this.deps.strategy.validate(memoryRoot)
+          if (changes.length === 0 && artifacts.valid) {
+            return jobs.finishUnchanged(token, claim.watermark, consumed, selectedAt) ? { type: "succeeded_no_changes" } : this.lostOwnership("recording an unchanged workspace")
+          }
+          firstRun = !artifacts.valid
+          await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
+
+          // 6-7. the consolidator. The folder is copied aside first: a run that does not succeed
+          // changes nothing a conversation sees.
+          takeSnapshot(memoryRoot)
+          snapshot = true
         }
-        await writeWorkspaceDiff(memoryRoot, renderWorkspaceDiff(changes, await workspaceDiff(memoryRoot, changes)))
-
-        // 6-7. the consolidator. The folder is copied aside first: a run that does not succeed
-        // changes nothing a conversation sees.
-        takeSnapshot(memoryRoot)
-        snapshot = true
-        const agent = await this.runAgent(jobs, token, !artifacts.valid, model)
+        const agent = await this.runAgent(jobs, token, firstRun, model, oversize ? budgetInstructions(oversize) : undefined)
+        oversize = undefined
         // Its helper may still be writing: the copy stays, for whoever consolidates next to put back.
         if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }
         if (agent.type === "aborted") {
           putBack()
           return release()
         }
-        if (agent.type !== "failed") break
+        if (agent.type !== "failed") {
+          const over = measureBudget(memoryRoot, limits)
+          if (!over.length) break
+          if (resized) {
+            removeSymlinks(memoryRoot)
+            putBack()
+            return fail(budgetFailure(over))
+          }
+          resized = true
+          oversize = over
+          diagnostics.report("info", "phase2", `the consolidation left files over the size budget (${over.map(describeOverBudget).join("; ")}); running the consolidator once more to shorten them`)
+          // Another process has the job: it puts the folder back when it claims (see above).
+          if (!jobs.heartbeat(token)) {
+            snapshot = false
+            return this.lostOwnership("consolidating again to shorten the memory")
+          }
+          continue
+        }
         // Another process has the job: it puts the folder back when it claims; touching it now could undo its run.
         if (agent.lostLease) snapshot = false
         // A failed run leaves no symlink behind either (Codex #39205).
@@ -320,7 +351,7 @@ export class Phase2 {
       if (!jobs.succeed(token, claim.watermark, consumed, selectedAt)) return this.lostOwnership("marking the consolidation done")
       this.deps.onConsolidated(new Set(consumed.map((input) => input.sessionId)).size)
       if (review) this.keepReview(review)
-      diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)${refused.length ? `, within ${budget} input tokens after the model refused ${refused.join(", ")}` : ""}`)
+      diagnostics.report("info", "phase2", `consolidated ${inputs.length} input(s), ${changes.length} change(s)${refused.length ? `, within ${budget} input tokens after the model refused ${refused.join(", ")}` : ""}${resized ? ", within the size budget after a retry to shorten it" : ""}`)
       for (const extension of extensions) await this.runExtension(extension, "afterSuccess")
       return { type: "succeeded", changes: changes.length }
     } catch (error) {
@@ -397,6 +428,8 @@ export class Phase2 {
     token: string,
     firstRun: boolean,
     model: ModelRef | undefined,
+    /** Added to the instructions: why this attempt follows another (budgetInstructions). */
+    extra?: string,
   ): Promise<AgentResult | { type: "lease_kept"; reason: string }> {
     const { host, memoryRoot, now } = this.deps
     const lost = new AbortController()
@@ -445,7 +478,7 @@ export class Phase2 {
             agent: CONSOLIDATE_AGENT,
             ...(model ? { model } : {}),
             ...(variant ? { variant } : {}),
-            system: this.deps.strategy.renderPrompt({ memoryRoot, firstRun }),
+            system: withInstructions(this.deps.strategy.renderPrompt({ memoryRoot, firstRun }), extra),
             text: CONSOLIDATION_REQUEST,
           },
           signal,
@@ -479,6 +512,11 @@ export class Phase2 {
 
 /** How the consolidator's run ended; `overflow`: its model found the request too large for its window. */
 type AgentResult = { type: "ok" } | { type: "failed"; reason: string; rateLimited?: boolean; lostLease?: boolean; overflow?: boolean } | { type: "aborted" }
+
+/** The consolidator's instructions with a fragment added at their end. */
+export function withInstructions(system: string, extra: string | undefined): string {
+  return extra ? `${system}\n\n${extra.trimEnd()}` : system
+}
 
 /** How a failure of the consolidator's model begins. */
 const AGENT_FAILED = "consolidation agent failed: "
