@@ -47,6 +47,7 @@ import { dropSnapshot, restoreSnapshot, sweepSnapshotLeftovers, takeSnapshot } f
 import { processExists } from "../../store/lease-owner.js"
 import { sweepTemporaries } from "../../util/regular-file.js"
 import { removeSymlinks } from "./symlinks.js"
+import { duplicateInstructions, readHandbookDuplicates } from "./duplicates.js"
 import { budgetFailure, budgetInstructions, describeOverBudget, measureBudget, sizeBudget, type OverBudget } from "./budget.js"
 import type { WorkspaceExtension } from "./workspace-extension.js"
 import { UnsettledOutcomes } from "../unsettled.js"
@@ -284,7 +285,9 @@ export class Phase2 {
           takeSnapshot(memoryRoot)
           snapshot = true
         }
-        const agent = await this.runAgent(jobs, token, firstRun, model, oversize ? budgetInstructions(oversize) : undefined)
+        // The consolidator is also shown MEMORY.md's repeated entries to merge (duplicates.ts).
+        const extra = [duplicateInstructions(readHandbookDuplicates(memoryRoot)), oversize ? budgetInstructions(oversize) : ""].filter(Boolean).join("\n\n")
+        const agent = await this.runAgent(jobs, token, firstRun, model, extra || undefined)
         oversize = undefined
         // Its helper may still be writing: the copy stays, for whoever consolidates next to put back.
         if (agent.type === "lease_kept") return { type: "failed", reason: agent.reason }

@@ -90,9 +90,9 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => `- learned fact
 const OLD_HANDBOOK = "# Task group: old\n- the old fact\n"
 
 /** A first consolidation that succeeds, so the folder holds an old memory to keep. */
-async function seedOldMemory(): Promise<void> {
+async function seedOldMemory(handbook = OLD_HANDBOOK): Promise<void> {
   host.responder = (_id, prompt) => {
-    fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), OLD_HANDBOOK)
+    fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), handbook)
     fs.writeFileSync(path.join(prompt.directory, "memory_summary.md"), GOOD_SUMMARY)
     return { text: "done" }
   }
@@ -162,6 +162,19 @@ describe("a consolidation over the size budget", () => {
       last_error: "over the size budget after a retry asked to shorten it: MEMORY.md is 62 lines (limit 20, 42 over)",
     })
     expect(selected()).toBe(oldSelected)
+  })
+
+  it("shows the consolidator MEMORY.md's repeated entries to merge", async () => {
+    await seedOldMemory("# Task group: deploys\n- run make ship after the tests pass\n- Run `make ship` after the tests pass.\n- something else entirely different here\n")
+    host.responder = (_id, prompt) => {
+      fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), OLD_HANDBOOK)
+      return { text: "done" }
+    }
+    expect((await run()).outcome).toMatchObject({ type: "succeeded" })
+    const system = host.prompts[0]!.prompt.system
+    expect(system).toContain("## Repeated entries in MEMORY.md")
+    expect(system).toContain('- lines 2, 3 (exact): "run make ship after the tests pass"')
+    expect(system).not.toContain("Size budget")
   })
 
   it("is not checked when its bounds are off", async () => {
