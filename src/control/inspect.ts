@@ -11,6 +11,7 @@ import type { JobRow, VersionCounts } from "../store/version-store.js"
 import type { HomeSource, MemoryPaths, MemoryVersion } from "../util/paths.js"
 import { describeIgnoredAgentKeys } from "../write/helpers/helper-agents.js"
 import type { SummaryStats } from "./summary-stats.js"
+import { describeDuplicates, type HandbookStats } from "../write/phase2/duplicates.js"
 
 export interface StoreStatus {
   status: string
@@ -31,6 +32,8 @@ export interface VersionSnapshot {
   counts: VersionCounts | undefined
   phase2: JobRow | undefined
   summary: SummaryStats | undefined
+  /** MEMORY.md's size and repeated entries, when there is one. */
+  handbook?: HandbookStats
   /** The exchanges with other agents this version runs, one line each. */
   extensions?: string[]
   /** The window and transcript budget of this version's last extraction, when there was one. */
@@ -193,6 +196,7 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
     const cap = v.summary.capped ? ", cut to 2,500 tokens when injected" : ""
     lines.push(`summary: ${v.summary.bytes} bytes, about ${v.summary.estimatedTokens} tokens${cap}; injected: ${v.summary.injected ? "yes" : "no"}`)
   }
+  if (v.handbook) lines.push(`handbook: MEMORY.md ${v.handbook.lines.toLocaleString("en-US")} lines, ${v.handbook.bytes.toLocaleString("en-US")} bytes (budget ${budgetOf(s.options.memory_max_lines, "lines")}, ${budgetOf(s.options.memory_max_bytes, "bytes")}); ${describeDuplicates(v.handbook.duplicates)}`)
   if (v.counts) {
     lines.push(`extracted sessions: ${v.counts.outputs} (${v.counts.outputsUsed} cited at least once)`)
     lines.push(`jobs: ${v.counts.jobs.length ? v.counts.jobs.map((j) => `${j.kind} ${j.status} ${j.count}`).join("; ") : "none"}`)
@@ -219,6 +223,10 @@ function describeVersion(s: InspectSnapshot, v: VersionSnapshot): string[] {
 }
 
 /** What memory holds, what waits and until when, and what learning cost today: the first things a user asks. */
+function budgetOf(limit: number, unit: string): string {
+  return limit > 0 ? `${limit.toLocaleString("en-US")} ${unit}` : `no ${unit} limit`
+}
+
 function atAGlance(s: InspectSnapshot): string[] {
   const versions = s.versions.filter((v) => v.writes || v.selected)
   const holds = versions.map((v) => {

@@ -36,6 +36,7 @@ import type { WorkspaceExtension } from "../write/phase2/workspace-extension.js"
 import { hasWholeSnapshot, readableRoot, snapshotFile } from "../write/phase2/run-snapshot.js"
 import { renderWorkspaceDiff } from "../write/phase2/workspace-diff.js"
 import type { VersionSnapshot } from "../control/inspect.js"
+import { handbookStats } from "../write/phase2/duplicates.js"
 import { summaryStats } from "../control/summary-stats.js"
 import { openReported } from "./open-store.js"
 import { readiness } from "./readiness.js"
@@ -298,6 +299,8 @@ export class VersionPipeline {
     const { spec, options } = this.deps
     const store = this.tables?.store
     const summary = path.join(this.readableRoot(), path.basename(this.paths.summary))
+    // V1's handbook: its size against the budget and its repeated entries (issue 39).
+    const handbook = this.version === "v1" ? handbookStats(this.readableRoot()) : undefined
     return {
       version: this.version,
       selected: this.version === options.version,
@@ -307,6 +310,7 @@ export class VersionPipeline {
       counts: store?.counts(),
       phase2: store?.phase2Job(),
       summary: summaryStats(summary, options.use_memories),
+      ...(handbook ? { handbook } : {}),
       ...(this.writes && this.deps.extensions.length ? { extensions: this.deps.extensions.map((extension) => extension.describe()) } : {}),
       ...(spec.tracksReadiness ? { readiness: readiness(summary, store?.maxConsolidated() ?? 0, options.v2_ready_sessions) } : {}),
       ...(this.phase1?.lastBudget() ? { extraction: this.phase1.lastBudget()! } : {}),

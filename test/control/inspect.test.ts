@@ -175,4 +175,13 @@ describe("renderInspect", () => {
     const invalid = renderInspect(snapshot({ versions: [v2({ readiness: { consolidatedSessions: 24, threshold: 20, summary: { valid: false, reason: "the first line is not v1" }, ready: false } })] }))
     expect(invalid).toContain("readiness: not ready (24 of 20 sessions in one consolidation; summary invalid: the first line is not v1)")
   })
+
+  it("shows MEMORY.md's size against its budget and its repeated entries", () => {
+    const handbook = { bytes: 171_204, lines: 2_412, duplicates: { entries: 900, exact: 3, near: 7, groups: [], bounded: false } }
+    const text = renderInspect(snapshot({ versions: [v1({ handbook })] }))
+    expect(text).toContain("handbook: MEMORY.md 2,412 lines, 171,204 bytes (budget 2,000 lines, 160,000 bytes); 3 exact and 7 near-duplicate entries among 900")
+    const off = renderInspect(snapshot({ versions: [v1({ handbook })], options: { ...snapshot().options, memory_max_lines: 0, memory_max_bytes: 0 } }))
+    expect(off).toContain("(budget no lines limit, no bytes limit)")
+    expect(renderInspect(snapshot())).not.toContain("handbook:")
+  })
 })

@@ -13,6 +13,7 @@
 
 import fs from "node:fs"
 import path from "node:path"
+import { countLines } from "./budget.js"
 import { MEMORY_FILE } from "./workspace.js"
 
 /** Jaccard index of two entries' word sets at or above which they are near duplicates. */
@@ -198,8 +199,20 @@ function n(value: number): string {
 /** Bytes of MEMORY.md looked at, at most: a runaway file is judged by its first 4 MB. */
 const READ_LIMIT_BYTES = 4 * 1024 * 1024
 
+/** MEMORY.md as memory_inspect shows it: its size and its repeated entries. */
+export interface HandbookStats {
+  bytes: number
+  lines: number
+  duplicates: DuplicateReport
+}
+
 /** findDuplicates over the folder's MEMORY.md; no report when it is missing, not a regular file or unreadable. Never throws. */
 export function readHandbookDuplicates(root: string): DuplicateReport | undefined {
+  return handbookStats(root)?.duplicates
+}
+
+/** The folder's MEMORY.md measured (lines within its first 4 MB); undefined when it is missing, not a regular file or unreadable. Never throws. */
+export function handbookStats(root: string): HandbookStats | undefined {
   try {
     const file = path.join(root, MEMORY_FILE)
     const stat = fs.lstatSync(file, { throwIfNoEntry: false })
@@ -207,8 +220,8 @@ export function readHandbookDuplicates(root: string): DuplicateReport | undefine
     const fd = fs.openSync(file, "r")
     try {
       const buffer = Buffer.alloc(Math.min(stat.size, READ_LIMIT_BYTES))
-      const read = fs.readSync(fd, buffer, 0, buffer.length, 0)
-      return findDuplicates(buffer.subarray(0, read).toString("utf8"))
+      const read = buffer.subarray(0, fs.readSync(fd, buffer, 0, buffer.length, 0))
+      return { bytes: stat.size, lines: countLines(read), duplicates: findDuplicates(read.toString("utf8")) }
     } finally {
       fs.closeSync(fd)
     }
