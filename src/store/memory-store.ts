@@ -18,6 +18,18 @@ export interface CitedRange {
   end: number
 }
 
+/** One memory file and line range a session's replies cited: how often, and when last. */
+export interface CitationReceipt {
+  path: string
+  start: number
+  end: number
+  count: number
+  lastAt: number
+}
+
+/** Receipts kept per citing session; the oldest go first. */
+export const CITATION_RECEIPTS_PER_SESSION = 200
+
 export interface CatalogCounts {
   sessionsByMode: Record<MemoryMode, number>
   /** Sessions whose read version is frozen, by version. */
@@ -102,8 +114,38 @@ export class MemoryStore {
         seen.add(file.path)
         cite.run({ path: file.path, now, range: `${file.start}-${file.end}` })
       }
+      if (citingSession !== undefined && files.length > 0) this.addReceipts(citingSession, files, now)
       return true
     })
+  }
+
+  /** The receipts of one counted part: each distinct range once, then the session's oldest beyond the cap dropped. */
+  private addReceipts(sessionId: string, files: readonly CitedRange[], now: number): void {
+    const add = this.db.prepare("INSERT INTO citation_receipts (session_id, path, line_start, line_end, recorded_at) VALUES ($session, $path, $start, $end, $now)")
+    const seen = new Set<string>()
+    for (const file of files) {
+      const key = `${file.path}\0${file.start}\0${file.end}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      add.run({ session: sessionId, path: file.path, start: file.start, end: file.end, now })
+    }
+    this.db
+      .prepare(
+        `DELETE FROM citation_receipts WHERE session_id = $session AND id NOT IN
+           (SELECT id FROM citation_receipts WHERE session_id = $session ORDER BY id DESC LIMIT $cap)`,
+      )
+      .run({ session: sessionId, cap: CITATION_RECEIPTS_PER_SESSION })
+  }
+
+  /** What a session's replies cited, per file and line range: how many times and when last, most recent first. */
+  receiptsOf(sessionId: string): CitationReceipt[] {
+    return this.db
+      .prepare(
+        `SELECT path, line_start, line_end, COUNT(*) AS n, MAX(recorded_at) AS last_at FROM citation_receipts
+         WHERE session_id = $id GROUP BY path, line_start, line_end ORDER BY last_at DESC, path, line_start, line_end`,
+      )
+      .all<{ path: string; line_start: number; line_end: number; n: number; last_at: number }>({ id: sessionId })
+      .map((row) => ({ path: row.path, start: Number(row.line_start), end: Number(row.line_end), count: Number(row.n), lastAt: Number(row.last_at) }))
   }
 
   /** The sessions kept out of memory, newest change first: what `modes` and memory_inspect list. */
@@ -149,7 +191,8 @@ export class MemoryStore {
 
   /**
    * The catalog's share of forgetting a session, in one transaction: its checkpoint (unless
-   * `keepCheckpoint`: a polluted session keeps its working state) and its redaction audit rows; for
+   * `keepCheckpoint`: a polluted session keeps its working state), its redaction audit rows and its
+   * citation receipts; for
    * a session OpenCode deleted (`deleted`), also its mode, version stamp and counted citation parts,
    * which mean nothing once the session is gone.
    */
@@ -158,6 +201,8 @@ export class MemoryStore {
       const id = { id: sessionId }
       if (!options.keepCheckpoint) this.db.prepare("DELETE FROM session_checkpoints WHERE session_id = $id").run(id)
       this.db.prepare("DELETE FROM redaction_log WHERE session_id = $id").run(id)
+      // What its replies cited goes with what was learned from it, whatever the reason.
+      this.db.prepare("DELETE FROM citation_receipts WHERE session_id = $id").run(id)
       if (!options.deleted) return
       this.db.prepare("DELETE FROM session_meta WHERE session_id = $id").run(id)
       this.db.prepare("DELETE FROM memory_session_versions WHERE session_id = $id").run(id)
@@ -217,6 +262,7 @@ export class MemoryStore {
     immediate(this.db, () => {
       this.db.prepare("DELETE FROM citation_parts").run()
       this.db.prepare("DELETE FROM cited_files").run()
+      this.db.prepare("DELETE FROM citation_receipts").run()
     })
   }
 }

@@ -294,6 +294,25 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
       ALTER TABLE spend_ledger ADD COLUMN overflows INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 14,
+    name: "citation receipts",
+    sql: `
+      -- What each session's replies cited: one row per cited file and line range of a counted
+      -- part, for \`recall\` and the viewer's session page. The path is redacted before it is
+      -- stored; at most CITATION_RECEIPTS_PER_SESSION rows a session, the oldest dropped; deleted
+      -- when the session is forgotten and by a reset (memory-store.ts).
+      CREATE TABLE citation_receipts (
+        id          INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL,
+        path        TEXT NOT NULL,
+        line_start  INTEGER NOT NULL,
+        line_end    INTEGER NOT NULL,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE INDEX citation_receipts_by_session ON citation_receipts (session_id, id);
+    `,
+  },
 ])
 
 /** The schema of one version's own outputs and jobs: V1's tables as migrations 1, 3 and 5 left them. */

@@ -10,6 +10,7 @@ import { immediate, migrate, openDatabase, userVersion } from "../../src/store/d
 import { MIGRATIONS, type Migration } from "../../src/store/migrations.js"
 import { openSqlite, type DriverName, type SqlDatabase } from "../../src/store/sqlite.js"
 import { SearchIndexStore } from "../../src/store/search-index.js"
+import { CITATION_RECEIPTS_PER_SESSION, MemoryStore } from "../../src/store/memory-store.js"
 
 export interface SuiteContext {
   /** The driver this runtime is expected to pick. */
@@ -89,7 +90,7 @@ export const storageCases: StorageCase[] = [
       try {
         assert.deepEqual(migrated, { from: MIGRATIONS.length, to: MIGRATIONS.length })
         const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all<{ name: string }>()
-        assert.deepEqual(tables.map((t) => t.name), ["citation_parts", "cited_files", "consolidated_sessions", "consolidation_reviews", "forget_queue", "jobs", "memory_session_versions", "plugin_instances", "redaction_log", "session_catalog", "session_checkpoints", "session_meta", "settings", "spend_ledger", "stage1_outputs"])
+        assert.deepEqual(tables.map((t) => t.name), ["citation_parts", "citation_receipts", "cited_files", "consolidated_sessions", "consolidation_reviews", "forget_queue", "jobs", "memory_session_versions", "plugin_instances", "redaction_log", "session_catalog", "session_checkpoints", "session_meta", "settings", "spend_ledger", "stage1_outputs"])
       } finally {
         db.close()
       }
@@ -367,6 +368,53 @@ export const storageCases: StorageCase[] = [
         assert.deepEqual(store.counts(), { files: 0, chunks: 1 })
       } finally {
         store.close()
+      }
+    },
+  },
+  {
+    name: "citation receipts: per citing session and range, counted once a part, capped with the oldest dropped, gone when the session is forgotten or memory reset",
+    run() {
+      const { db } = openDatabase(tempFile())
+      try {
+        let clock = NOW
+        const store = new MemoryStore(db, () => clock)
+        const memory = { path: "MEMORY.md", start: 3, end: 5 }
+        const skill = { path: "skills/ship/SKILL.md", start: 1, end: 2 }
+        assert.equal(store.recordCitation("prt_1", "ses_a", [memory, skill, memory]), true)
+        clock = NOW + 1_000
+        assert.equal(store.recordCitation("prt_2", "ses_a", [memory]), true)
+        assert.equal(store.recordCitation("prt_2", "ses_a", [memory]), false)
+        // No citing session (a part seen without one): counted, but no receipt to show anywhere.
+        assert.equal(store.recordCitation("prt_3", undefined, [skill]), true)
+        store.recordCitation("prt_4", "ses_b", [skill])
+        assert.deepEqual(store.receiptsOf("ses_a"), [
+          { ...memory, count: 2, lastAt: NOW + 1_000 },
+          { ...skill, count: 1, lastAt: NOW },
+        ])
+        assert.deepEqual(store.receiptsOf("ses_nobody"), [])
+
+        // A session citing more than the cap keeps its newest rows.
+        for (let i = 0; i < CITATION_RECEIPTS_PER_SESSION + 10; i++) {
+          clock = NOW + 10_000 + i
+          store.recordCitation(`prt_many_${i}`, "ses_c", [{ path: "MEMORY.md", start: i + 1, end: i + 1 }])
+        }
+        const kept = store.receiptsOf("ses_c")
+        assert.equal(kept.length, CITATION_RECEIPTS_PER_SESSION)
+        assert.equal(kept.at(-1)?.start, 11)
+        assert.equal(kept[0]?.start, CITATION_RECEIPTS_PER_SESSION + 10)
+        // The cap is per session: the others keep theirs.
+        assert.equal(store.receiptsOf("ses_a").length, 2)
+
+        // Forgotten for any reason, the session's receipts go; a polluted one keeps its checkpoint, not its receipts.
+        store.forgetSession("ses_a", { deleted: false, keepCheckpoint: true })
+        assert.deepEqual(store.receiptsOf("ses_a"), [])
+        assert.equal(store.receiptsOf("ses_b").length, 1)
+        store.forgetSession("ses_b", { deleted: true })
+        assert.deepEqual(store.receiptsOf("ses_b"), [])
+        store.clearCitations()
+        assert.deepEqual(store.receiptsOf("ses_c"), [])
+      } finally {
+        db.close()
       }
     },
   },

@@ -1,5 +1,7 @@
 // view, view --all and recall: what memory holds, as injected, as stored, and for one session.
+import { readMemoryFile } from "../../backend/read.js"
 import { redactText } from "../../redact/redact.js"
+import type { CitationReceipt } from "../../store/memory-store.js"
 import type { RecordRow } from "../../store/version-store.js"
 import { intFlag } from "../args.js"
 import type { Command } from "../command.js"
@@ -57,21 +59,59 @@ export const recallCommand: Command = {
         }
       })
       const catalog = memory.store()
+      const readsVersion = catalog?.stampedVersion(sessionId) ?? null
+      // Headings come from the folder the session reads, as it stands now (a file may have changed since).
+      const root = (memory.pipelines.get(readsVersion ?? memory.options.version) ?? memory.pipeline(memory.options.version))?.readableRoot()
       const json = {
         session_id: sessionId,
         mode: catalog?.mode(sessionId) ?? "enabled",
-        reads_version: catalog?.stampedVersion(sessionId) ?? null,
+        reads_version: readsVersion,
         redactions: catalog?.redactionsOf(sessionId) ?? {},
         versions,
+        cited: (catalog?.receiptsOf(sessionId) ?? []).map((receipt) => citedJson(root, receipt)),
       }
       // A session kept out or forgotten is known, with nothing learned: that is the answer, not an error.
       if (versions.every((v) => v.records.length === 0 && v.jobs.length === 0) && !catalog?.knows(sessionId)) throw new CliError("not_found", `no record or job of session ${sessionId} in ${home.paths.home}`)
       const text = versions
         .flatMap((v) => v.records.map((r) => `## ${v.version} ${r.session_id}\nupdated ${r.updated_at}; used ${r.usage_count}x (last ${r.last_usage ?? "never"}); ${r.consolidated ? `consolidated (last consolidation ${v.last_consolidation})` : "not consolidated yet"}\n\n${r.rollout_summary}\n\n${r.raw_memory}`))
         .join("\n\n")
-      return { json, text: `${text}\n\nmode: ${json.mode}; redactions: ${JSON.stringify(json.redactions)}` }
+      return { json, text: `${text}\n\n${citedText(json.cited)}\n\nmode: ${json.mode}; redactions: ${JSON.stringify(json.redactions)}` }
     })
   },
+}
+
+/** The first line a citation points at, cut to this many characters. */
+const HEADING_MAX = 120
+
+/** One receipt as recall prints it: the path redacted again, and the cited range's first line when the safe read path can give it. */
+function citedJson(root: string | undefined, receipt: CitationReceipt) {
+  return {
+    path: redactText(receipt.path),
+    start_line: receipt.start,
+    end_line: receipt.end,
+    count: receipt.count,
+    last_cited: new Date(receipt.lastAt).toISOString(),
+    heading: headingOf(root, receipt),
+  }
+}
+
+/** The cited range's first non-blank line, redacted by memory_read's own path checks and redaction; null when it cannot be read. */
+function headingOf(root: string | undefined, receipt: CitationReceipt): string | null {
+  if (root === undefined || receipt.path !== redactText(receipt.path)) return null
+  try {
+    const read = readMemoryFile(root, { path: receipt.path, line_offset: Math.max(1, receipt.start), max_lines: Math.max(1, Math.min(5, receipt.end - receipt.start + 1)) })
+    const line = read.content.split("\n").map((l) => l.trim()).find((l) => l.length > 0)
+    if (!line) return null
+    return line.length > HEADING_MAX ? `${line.slice(0, HEADING_MAX - 1)}…` : line
+  } catch {
+    return null
+  }
+}
+
+function citedText(cited: ReadonlyArray<ReturnType<typeof citedJson>>): string {
+  if (cited.length === 0) return "cited memory: no reply of this session cited memory"
+  const lines = cited.map((c) => `- ${c.path}:${c.start_line}-${c.end_line}${c.heading ? ` (${c.heading})` : ""}: cited ${c.count}x, last ${c.last_cited}`)
+  return `cited memory:\n${lines.join("\n")}`
 }
 
 /** A record as the commands print it: redacted again, as every answer that quotes memory is (backend/search.ts). */
