@@ -91,18 +91,28 @@ export function budgetFailure(over: readonly OverBudget[]): string {
 }
 
 /**
- * Pure: the instruction added to the consolidator's prompt when its last attempt left files over
- * budget. The folder still holds that attempt; the consolidator is to bring each file within.
+ * Pure: the instruction added to the consolidator's prompt when files are over budget: left so by
+ * its previous attempt (`after: "attempt"`, the folder holds that attempt), or already so before the
+ * run (`"before"`, a handbook from before the budget or an import). It names each file and asks to
+ * bring it within.
  */
-export function budgetInstructions(over: readonly OverBudget[]): string {
+export function budgetInstructions(over: readonly OverBudget[], after: "attempt" | "before" = "attempt"): string {
+  const why =
+    after === "attempt"
+      ? "Your previous attempt at this run left files over their size budget, and the run is not accepted until each is within it:"
+      : "These files are already over their size budget, and this run is not accepted unless it leaves each within it:"
+  const tail =
+    after === "attempt"
+      ? "The folder holds that attempt. Bring every file named above within its limits"
+      : "Bring every file named above within its limits as you fold in this run's changes"
   return [
     "## Size budget: shorten before you finish",
     "",
-    "Your previous attempt at this run left files over their size budget, and the run is not accepted until each is within it:",
+    why,
     "",
     ...over.map((item) => `- ${describeOverBudget(item)}`),
     "",
-    "The folder holds that attempt. Bring every file named above within its limits: merge entries that say the same thing (keep one, with all of their rollout references), fold repeated task-level learnings into one block-level item, drop what is stale or superseded, and shorten wordy entries. Keep what is still true and useful; do not move text into other files to escape the limit. If still over after this, the run fails and the memory stays as it was before it.",
+    `${tail}: merge entries that say the same thing (keep one, with all of their rollout references), fold repeated task-level learnings into one block-level item, drop what is stale or superseded, and shorten wordy entries. Keep what is still true and useful; do not move text into other files to escape the limit. If still over after this, the run fails and the memory stays as it was before it.`,
   ].join("\n")
 }
 

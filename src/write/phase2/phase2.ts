@@ -286,7 +286,10 @@ export class Phase2 {
           snapshot = true
         }
         // The consolidator is also shown MEMORY.md's repeated entries to merge (duplicates.ts).
-        const extra = [duplicateInstructions(readHandbookDuplicates(memoryRoot)), oversize ? budgetInstructions(oversize) : ""].filter(Boolean).join("\n\n")
+        // Files already over budget before the run are named to its first attempt as well.
+        const before = resized ? [] : measureBudget(memoryRoot, limits)
+        const sizeNote = oversize ? budgetInstructions(oversize) : before.length ? budgetInstructions(before, "before") : ""
+        const extra = [duplicateInstructions(readHandbookDuplicates(memoryRoot)), sizeNote].filter(Boolean).join("\n\n")
         const agent = await this.runAgent(jobs, token, firstRun, model, extra || undefined)
         oversize = undefined
         // Its helper may still be writing: the copy stays, for whoever consolidates next to put back.

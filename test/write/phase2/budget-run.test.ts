@@ -90,13 +90,13 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => `- learned fact
 const OLD_HANDBOOK = "# Task group: old\n- the old fact\n"
 
 /** A first consolidation that succeeds, so the folder holds an old memory to keep. */
-async function seedOldMemory(handbook = OLD_HANDBOOK): Promise<void> {
+async function seedOldMemory(handbook = OLD_HANDBOOK, options?: Record<string, unknown>): Promise<void> {
   host.responder = (_id, prompt) => {
     fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), handbook)
     fs.writeFileSync(path.join(prompt.directory, "memory_summary.md"), GOOD_SUMMARY)
     return { text: "done" }
   }
-  expect((await run()).outcome).toMatchObject({ type: "succeeded" })
+  expect((await run(options)).outcome).toMatchObject({ type: "succeeded" })
   host.prompts.length = 0
   clock += 7 * HOUR
   db.prepare(
@@ -175,6 +175,19 @@ describe("a consolidation over the size budget", () => {
     expect(system).toContain("## Repeated entries in MEMORY.md")
     expect(system).toContain('- lines 2, 3 (exact): "run make ship after the tests pass"')
     expect(system).not.toContain("Size budget")
+  })
+
+  it("names a handbook already over budget to the run's first attempt", async () => {
+    await seedOldMemory(lines(30), { memory_max_lines: 0 })
+    host.responder = (_id, prompt) => {
+      fs.writeFileSync(path.join(prompt.directory, "MEMORY.md"), lines(10))
+      return { text: "done" }
+    }
+    expect((await run()).outcome).toMatchObject({ type: "succeeded" })
+    expect(host.prompts).toHaveLength(1)
+    const system = host.prompts[0]!.prompt.system
+    expect(system).toContain("These files are already over their size budget")
+    expect(system).toContain("- MEMORY.md is 30 lines (limit 20, 10 over)")
   })
 
   it("is not checked when its bounds are off", async () => {

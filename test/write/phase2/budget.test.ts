@@ -64,5 +64,9 @@ describe("the size budget", () => {
       "over the size budget after a retry asked to shorten it: MEMORY.md is 2,412 lines (limit 2,000, 412 over) and 171,204 bytes (limit 160,000, 11,204 over); skills/deploy/SKILL.md is 40,001 bytes (limit 32,000, 8,001 over)",
     )
     expect(withInstructions("prompt", undefined)).toBe("prompt")
+    const before = budgetInstructions(over.slice(0, 1), "before")
+    expect(before).toContain("These files are already over their size budget, and this run is not accepted unless it leaves each within it:")
+    expect(before).toContain("Bring every file named above within its limits as you fold in this run's changes: merge entries")
+    expect(before).not.toContain("previous attempt")
   })
 })
