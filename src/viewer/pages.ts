@@ -127,6 +127,30 @@ interface RecallJson {
   /** By stage (transcript, answer...), then by class of secret. */
   redactions: Record<string, Record<string, number>>
   versions: Array<{ version: Version; records: Array<{ session_id: string; updated_at: string; rollout_summary: string; raw_memory: string; usage_count: number; last_usage: string | null; consolidated: boolean }>; jobs: Array<{ kind: string; key: string; status: string; last_error: string | null }>; last_consolidation: string | null }>
+  /** What the session's replies cited (absent from an older CLI's answer). */
+  cited?: Array<{ path: string; start_line: number; end_line: number; count: number; last_cited: string; heading: string | null }>
+}
+
+/** Skill folder names the file view opens (server.ts's SKILL_NAME). */
+const CITED_SKILL = /^skills\/([A-Za-z0-9][A-Za-z0-9._-]{0,127})\/SKILL\.md$/
+
+/** The file view of a cited path, for the version the session reads, when the viewer has one for it. */
+function citedHref(path: string, version: Version): string | undefined {
+  if (path === "MEMORY.md" && version === "v1") return `/memory${query({ version })}`
+  if (path === "memory_summary.md" && version === "v2") return `/memory${query({ version })}`
+  const skill = CITED_SKILL.exec(path)?.[1]
+  return skill ? `/memory${query({ version, skill })}` : undefined
+}
+
+function citedSection(recall: RecallJson, version: Version): Part {
+  const cited = recall.cited ?? []
+  if (!cited.length) return html`<h2>Cited memory</h2><p>No reply of this session cited memory.</p>`
+  const items = cited.map((c) => {
+    const href = citedHref(c.path, version)
+    const where = `${c.path}:${c.start_line}-${c.end_line}`
+    return html`<li>${href ? html`<a href="${href}">${where}</a>` : where}${c.heading ? html` <q>${c.heading}</q>` : ""}: cited ${c.count} ${c.count === 1 ? "time" : "times"}, last ${c.last_cited}</li>`
+  })
+  return html`<h2>Cited memory</h2><p>What this session's replies cited, most recent first.</p><ul class="cited">${items}</ul>`
 }
 
 export function sessionPage(ctx: PageContext, recall: RecallJson): string {
@@ -145,6 +169,7 @@ export function sessionPage(ctx: PageContext, recall: RecallJson): string {
     html`<p>Mode: ${recall.mode}${recall.reads_version ? `; reads memory ${recall.reads_version}` : ""}.</p>`,
     html`<p class="actions"><a class="button" href="/action/forget${query({ version: ctx.version, session: id })}">Forget what was learned from it</a> <a class="button" href="/action/mode${query({ version: ctx.version, session: id, mode: "disabled" })}">Keep it out of memory</a> <a class="button" href="/action/mode${query({ version: ctx.version, session: id, mode: "enabled" })}">Let it back in</a></p>`,
     versions,
+    citedSection(recall, recall.reads_version === "v1" || recall.reads_version === "v2" ? recall.reads_version : ctx.version),
     html`<h2>Secrets kept out of it</h2>${redactions}`,
   ])
 }

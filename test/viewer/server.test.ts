@@ -10,6 +10,7 @@ import path from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { openDatabase } from "../../src/store/database.js"
 import { SpendLedger } from "../../src/store/ledger.js"
+import { MemoryStore } from "../../src/store/memory-store.js"
 import { ConsolidationReviews } from "../../src/store/reviews.js"
 import { SessionCatalog } from "../../src/store/session-catalog.js"
 import { Stage1Jobs } from "../../src/store/stage1-jobs.js"
@@ -56,6 +57,10 @@ function buildHome(): void {
   db.prepare("INSERT INTO redaction_log (session_id, stage, recorded_at, counts) VALUES ('ses_alpha', 'transcript', 1, '{\"github-token\":2}')").run()
   new SessionCatalog(db, () => NOW).remember([{ id: "ses_alpha", title: "Deploy <b>notes</b>", directory: "/src/app", createdAt: NOW - 9_000, updatedAt: NOW - 5_000 }])
   new ConsolidationReviews(db, () => NOW).add("v1", { inputsAdded: ["rollout_summaries/a.md"], inputsRemoved: [], notes: [], changed: ["MEMORY.md"], sessions: 2 }, "diff --git a/MEMORY.md b/MEMORY.md\n+- deploys use make ship <img src=x onerror=alert(1)>\n")
+  // ses_alpha's replies cited memory: MEMORY.md once, the ship skill twice, and two paths a page must not show as written.
+  const citations = new MemoryStore(db, () => NOW - 60_000)
+  citations.recordCitation("prt_cite_1", "ses_alpha", [{ path: "MEMORY.md", start: 2, end: 2 }, { path: "skills/ship/SKILL.md", start: 4, end: 4 }])
+  citations.recordCitation("prt_cite_2", "ses_alpha", [{ path: "skills/ship/SKILL.md", start: 4, end: 4 }, { path: "notes/ghp_0123456789abcdefghijABCDEFGHIJ0123456789.md", start: 1, end: 1 }, { path: '<script>alert("cited")</script>.md', start: 1, end: 1 }])
   new SpendLedger(db, () => NOW).record("extraction", { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0, cost: 0.01 })
   db.close()
   const memories = path.join(home, "memories")
@@ -181,6 +186,19 @@ describe("what it serves", () => {
     expect((await get("/cost")).body).toMatch(/<svg[^>]*role="img"/)
     expect((await get("/jobs")).body).toContain("Leases")
     expect((await get("/controls")).body).toContain("Release freeze")
+  })
+
+  it("shows on a session's page what its replies cited, linked to the file view, escaped and redacted", async () => {
+    const body = (await get("/session?id=ses_alpha")).body
+    const cited = body.slice(body.indexOf("<h2>Cited memory</h2>"), body.indexOf("<h2>Secrets kept out of it</h2>"))
+    expect(cited).toContain('<a href="/memory?version&#61;v1">MEMORY.md:2-2</a> <q>- deploys use make ship</q>: cited 1 time, last 2026-12-01T11:59:00.000Z')
+    expect(cited).toContain('<a href="/memory?version&#61;v1&#38;skill&#61;ship">skills/ship/SKILL.md:4-4</a> <q>1. run make ship</q>: cited 2 times')
+    // A path with no file view is shown without a link; a secret in it is redacted, markup escaped.
+    expect(cited).toContain("notes/[REDACTED:github-token].md:1-1: cited 1 time")
+    expect(body).not.toContain("ghp_0123456789")
+    expect(cited).toContain("&#60;script&#62;")
+    expect(cited).not.toContain("<script>")
+    expect((await get("/session?id=ses_beta")).body).toContain("<h2>Cited memory</h2><p>No reply of this session cited memory.</p>")
   })
 
   it("shows nothing unredacted, even a secret someone typed into a memory file by hand", async () => {
