@@ -70,7 +70,9 @@ function parseJson(text: string): unknown {
     return JSON.parse(text)
   } catch (error) {
     const detail = (error as Error).message
-    if (text.trim() === "" || /end of (JSON )?input|unterminated/i.test(detail)) {
+    // A cut after a whole value reads as "Expected ',' or ']' ... at position N" with N at the end.
+    const position = Number(/\bposition (\d+)/.exec(detail)?.[1] ?? Number.NaN)
+    if (text.trim() === "" || /end of (JSON )?input|unterminated/i.test(detail) || position >= text.trimEnd().length) {
       throw invalid(`The archive is truncated: its JSON stops early (${detail}). Copy the file again, completely, or export it again.`)
     }
     throw invalid(`The archive is not JSON (${detail}); the file is damaged or is not an archive made by "${PLUGIN_ID} export".`)

@@ -362,6 +362,11 @@ describe("refusals of a bad archive", () => {
     const error = expectRefused(text.slice(0, Math.floor(text.length / 2)), path.join(tmp(), "target"), "invalid_archive")
     expect(error.message).toMatch(/truncated/)
     expect(expectRefused("", path.join(tmp(), "target"), "invalid_archive").message).toMatch(/truncated/)
+    // Cut right after a whole value, wherever that lands: still truncated, not "not JSON".
+    for (let cut = text.length - 200; cut < text.length - 1; cut++) {
+      if (!/[\d"el\]}]/.test(text[cut - 1]!)) continue
+      expect(expectRefused(text.slice(0, cut), path.join(tmp(), "target"), "invalid_archive").message).toMatch(/truncated/)
+    }
     expect(expectRefused("not json", path.join(tmp(), "target"), "invalid_archive").message).toMatch(/not JSON/)
     expect(expectRefused(Buffer.from([0x7b, 0xff, 0x7d]), path.join(tmp(), "target"), "invalid_archive").message).toMatch(/UTF-8/)
   })
