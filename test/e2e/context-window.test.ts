@@ -251,7 +251,9 @@ describe.each(LINES)("a %s extraction model declaring a 16,000-token window", (n
       clock += 2 * HOUR
       fs.writeFileSync(clockFile, String(clock))
       await line.prompt(await line.createSession(), "good morning")
-      await waitFor(() => sessionsOf().every((id) => ["done", "failed"].includes(jobOf(id)?.status ?? "")), {
+      // Done after a request that held the whole session: one taken while it was written is not the end.
+      const whole = (story: Story) => extractions(ids[key(round, story)]!).some((r) => !isRefused(r) && userText(r.body).includes(story.last))
+      await waitFor(() => sessionsOf().every((id) => ["done", "failed"].includes(jobOf(id)?.status ?? "")) && STORIES.every(whole), {
         timeoutMs: 150_000,
         intervalMs: 250,
         message: `the extractions with ${round.round} did not end`,
@@ -280,9 +282,11 @@ describe.each(LINES)("a %s extraction model declaring a 16,000-token window", (n
         expect(isRefused(first!), `the first request (${first!.promptTokens} tokens) was refused${evidence()}`).toBe(false)
       })
     } else {
-      it.each(STORIES)("had the $name session's first request refused, so the shrink is what fitted", (story) => {
-        const first = extractions(ids[key(round, story)]!)[0]
-        expect(first && isRefused(first), `the first request was not refused: this round tests nothing${evidence()}`).toBe(true)
+      // Any request, not the first: the plugin's clock already runs hours ahead from the first round,
+      // so a pass may take the session while it is still being written, from a transcript small
+      // enough to fit; the whole one, over 6,000 tokens at the declared window's budget, is refused.
+      it.each(STORIES)("had a request of the $name session refused, so the shrink is what fitted", (story) => {
+        expect(extractions(ids[key(round, story)]!).some(isRefused), `no request was refused: this round tests nothing${evidence()}`).toBe(true)
       })
     }
 
